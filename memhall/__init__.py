@@ -1,0 +1,1 @@
+"""memhall: event-sourced multi-agent memory governance."""

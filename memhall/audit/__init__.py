@@ -1,0 +1,1 @@
+"""Tamper evidence: hash chain, verify, checkpoints, review queries."""

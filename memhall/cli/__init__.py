@@ -1,0 +1,1 @@
+"""The command line: click groups, one module per group; the composition root."""

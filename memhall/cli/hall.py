@@ -1,0 +1,182 @@
+"""Session and memory commands: handoff, wrap-up, write, show, search, log."""
+
+from __future__ import annotations
+
+import json
+from uuid import UUID
+
+import click
+
+from memhall.cli import render
+from memhall.cli.context import App, emit, json_option, note, stdin_text
+from memhall.domains.entry import draft
+from memhall.domains.errors import InvalidValueError
+from memhall.governance import history, sessions
+
+pass_app = click.make_pass_decorator(App, ensure=True)
+
+
+@click.command()
+@click.option("--limit", default=sessions.HANDOFF_LATEST, show_default=True,
+              help="How many latest state / wrap-up / handoff entries.")
+@click.option("--no-session", is_flag=True, help="Only read; do not open a session.")
+@json_option
+@pass_app
+def handoff(app: App, limit: int, no_session: bool) -> None:
+    """Session start: the domain's latest state by time, then open loops."""
+    view = sessions.handoff(app.hall, app.actor, app.domain, open_session=not no_session, limit=limit)
+    emit(app, view, lambda: render.handoff(view))
+
+
+@click.command("wrap-up")
+@click.option("--summary", "-s", help="Short state summary (default: read from stdin).")
+@click.option("--session", "session_id", envvar="MEMHALL_SESSION", help="The session to wrap up.")
+@click.option("--pointer", "-p", "pointers", multiple=True, help="An entry id this state points to.")
+@click.option("--closes", multiple=True, type=click.UUID, help="An open loop this session closes.")
+@click.option("--open", "opens", multiple=True, help="Text of an open loop this session leaves.")
+@click.option("--checkpoint", is_flag=True, help="Also write an audit checkpoint.")
+@json_option
+@pass_app
+def wrap_up(app: App, summary: str | None, session_id: str | None, pointers: tuple[str, ...],
+            closes: tuple[UUID, ...], opens: tuple[str, ...], checkpoint: bool) -> None:
+    """Session end: a short summary plus pointers, loops opened and closed."""
+    text = summary if summary is not None else stdin_text()
+    result = sessions.wrap_up(app.hall, app.actor, app.domain, text, session_id=session_id,
+                              pointers=pointers, closes=closes, opens=opens)
+    if checkpoint:
+        from memhall.cli.audit import write_checkpoint
+
+        write_checkpoint(app, None)
+    emit(app, result, lambda: (
+        f"wrapped up session {result.session_id}: [L2] wrap-up {result.entry_id}"
+        + "".join(f"\n  opened loop {i}" for i in result.opened_loops)
+        + "".join(f"\n  closed loop {i}" for i in result.closed_loops)
+    ))
+
+
+@click.command()
+@click.argument("text", required=False)
+@click.option("--layer", default="L1", show_default=True, help="L1 (candidate) or L2 (the hall).")
+@click.option("--kind", default="episode", show_default=True,
+              help="state, wrap-up, handoff, open-loop, episode, claim, lesson, decision, quote.")
+@click.option("--person", "people", multiple=True, help="A person this is about.")
+@click.option("--place", "places", multiple=True, help="A place this is about.")
+@click.option("--topic", "topics", multiple=True, help="A topic this is about.")
+@click.option("--source", "source_kind", default="firsthand", show_default=True,
+              help="firsthand, hearsay or implanted.")
+@click.option("--source-agent", help="Who said it (hearsay only).")
+@click.option("--evidence", "evidence_refs", multiple=True, help="An evidence reference.")
+@click.option("--claim-root", help="The claim this is evidence for.")
+@click.option("--confidence", type=int, help="0-100 (default by provenance: 78 / 58).")
+@click.option("--interpretation", help="What you infer, kept apart from what you observed.")
+@click.option("--supersedes", type=click.UUID, help="An entry this one replaces.")
+@click.option("--pending", "pending", multiple=True, help="An open MEMORY REQUEST this depends on.")
+@click.option("--session", "session_id", envvar="MEMHALL_SESSION", help="The session writing.")
+@click.option("--payload", type=click.File("r"),
+              help="Read the entry as JSON from a file ('-' for stdin).")
+@json_option
+@pass_app
+def write(app: App, text: str | None, layer: str, kind: str, people: tuple[str, ...],
+          places: tuple[str, ...], topics: tuple[str, ...], source_kind: str, source_agent: str | None,
+          evidence_refs: tuple[str, ...], claim_root: str | None, confidence: int | None,
+          interpretation: str | None, supersedes: UUID | None, pending: tuple[str, ...],
+          session_id: str | None, payload: click.utils.LazyFile | None) -> None:
+    """Write an L1 or L2 entry (TEXT, or --payload JSON)."""
+    claimed: dict[str, str] = {}
+    if payload is not None:
+        # A payload may claim who wrote it or where it belongs; the hall refuses
+        # any claim that differs from the acting principal and domain.
+        fields = _payload(payload.read())
+        for key in ("author", "principal", "actor"):
+            if key in fields:
+                claimed["claimed_principal"] = str(fields.pop(key))
+        if "domain" in fields:
+            claimed["claimed_domain"] = str(fields.pop("domain"))
+        entry = draft(**fields)
+    else:
+        if text is None:
+            text = stdin_text()
+        entry = draft(
+            layer=layer, kind=kind, text=text or "", interpretation=interpretation,
+            tags={"people": people, "places": places, "topics": topics},
+            provenance={"source_kind": source_kind, "source_agent_id": source_agent,
+                        "evidence_refs": evidence_refs, "claim_root_id": claim_root},
+            confidence=confidence, session_id=session_id, pending_requests=pending,
+        )
+    result = app.hall.write(app.actor, app.domain, entry, supersedes=supersedes, **claimed)
+    if result.duplicate:
+        note(f"duplicate: the same memory is already stored as {result.duplicate_of}; nothing new written")
+    emit(app, result, lambda: f"[{result.layer}] {result.entry_id}")
+
+
+def _payload(raw: str) -> dict[str, object]:
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise InvalidValueError(f"payload is not JSON: {error.msg} at line {error.lineno}") from None
+    if not isinstance(data, dict):
+        raise InvalidValueError("payload must be a JSON object")
+    return data
+
+
+@click.command()
+@click.argument("entry_id", type=click.UUID)
+@json_option
+@pass_app
+def show(app: App, entry_id: UUID) -> None:
+    """Show ENTRY_ID and its whole event history."""
+    view = history.show(app.hall, app.actor, app.domain, entry_id)
+    emit(app, view, lambda: render.show(view))
+
+
+@click.command()
+@click.argument("query")
+@click.option("--limit", default=20, show_default=True)
+@json_option
+@pass_app
+def search(app: App, query: str, limit: int) -> None:
+    """Search history (never current state: use handoff for that)."""
+    view = history.search(app.hall, app.actor, app.domain, query, limit)
+    emit(app, view, lambda: render.search(view))
+
+
+@click.command()
+@click.option("--limit", default=20, show_default=True, help="Events per page.")
+@click.option("--before", type=int, help="Show events before this position (next page).")
+@json_option
+@pass_app
+def log(app: App, limit: int, before: int | None) -> None:
+    """The domain's events, newest first."""
+    events = history.log(app.hall, app.actor, app.domain, limit=limit, before=before)
+
+    def human() -> str:
+        lines = [render.event_line(e) for e in events] or ["(no events)"]
+        if len(events) == limit:
+            lines.append(f"-- more: memhall log --before {events[-1].position}")
+        return "\n".join(lines)
+
+    emit(app, events, human)
+
+
+@click.command()
+@click.argument("entry_id", type=click.UUID)
+@click.option("--reason", required=True, help="Why it is retired (it is never deleted).")
+@json_option
+@pass_app
+def retire(app: App, entry_id: UUID, reason: str) -> None:
+    """Retire ENTRY_ID: it stays in history, out of current state."""
+    entry = app.hall.retire(app.actor, app.domain, entry_id, reason)
+    emit(app, {"entry_id": str(entry.id), "status": entry.status.value},
+         lambda: f"retired [{entry.layer.value}] {entry.id}")
+
+
+@click.command()
+@click.argument("loop_id", type=click.UUID)
+@click.option("--note", "note_", default="", help="How it was closed.")
+@json_option
+@pass_app
+def close(app: App, loop_id: UUID, note_: str) -> None:
+    """Close the open loop LOOP_ID."""
+    entry = app.hall.close_loop(app.actor, app.domain, loop_id, note_)
+    emit(app, {"entry_id": str(entry.id), "status": entry.status.value},
+         lambda: f"closed open loop {entry.id}")

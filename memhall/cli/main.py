@@ -1,0 +1,104 @@
+"""`memhall`: the root command, global options, and how errors end.
+
+Exit codes: 0 ok, 1 error, 2 usage, 3 refused by policy, 4 audit failure.
+A user's error is one line on stderr, never a traceback (-v adds it back).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+import structlog
+
+from memhall.cli.context import App, json_option
+from memhall.domains.errors import MemhallError
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_REFUSED, EXIT_AUDIT = 0, 1, 2, 3, 4
+
+
+def configure_logging(verbose: int) -> None:
+    level = 10 if verbose else 40  # DEBUG with -v, else errors only
+    structlog.configure(
+        processors=[
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso"),
+            structlog.processors.KeyValueRenderer(key_order=["timestamp", "level", "event"]),
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(level),
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        cache_logger_on_first_use=False,
+    )
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--store", envvar="MEMHALL_STORE", metavar="URL|PATH",
+              help="SQLAlchemy URL or SQLite file path (default: nearest .memhall/).")
+@click.option("--as", "actor", envvar="MEMHALL_AGENT", metavar="PRINCIPAL",
+              help="The acting principal (required for writes).")
+@click.option("--domain", envvar="MEMHALL_DOMAIN", metavar="NAME", help="The domain to act in.")
+@click.option("--policy", "policy", envvar="MEMHALL_POLICY", metavar="DIR",
+              help="Policy directory (default: ./memhall-policy/, else the built-in defaults).")
+@json_option
+@click.option("-v", "--verbose", count=True, help="Key-value logs on stderr.")
+@click.version_option(package_name="memhall")
+@click.pass_context
+def cli(ctx: click.Context, store: str | None, actor: str | None, domain: str | None,
+        policy: str | None, verbose: int) -> None:
+    """memhall: shared memory for several AI agents, governed.
+
+    Every write is an event in a per-domain stream; layers L1-L4 say what may
+    be treated as true; policies say who may write, nominate and ratify.
+    """
+    app = ctx.ensure_object(App)
+    app.store_arg, app.actor_arg, app.domain_arg = store, actor, domain
+    app.policy_arg, app.verbose = policy, verbose
+    configure_logging(verbose)
+
+
+def _register() -> None:
+    from memhall.cli import domain, hall, maintenance, tour
+
+    for group in (domain.domain, hall.handoff, hall.wrap_up, hall.write, hall.show, hall.search,
+                  hall.log, hall.retire, hall.close, maintenance.rebuild, maintenance.init, tour.tour):
+        cli.add_command(group)
+    try:
+        from memhall.cli.policy import policy
+    except ImportError:  # pragma: no cover - the policy group ships with the package
+        return
+    cli.add_command(policy)
+
+
+_register()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the CLI and turn every failure into an exit code."""
+    verbose = any(a in ("-v", "--verbose", "-vv") for a in (argv or sys.argv[1:]))
+    try:
+        result = cli.main(args=argv, prog_name="memhall", standalone_mode=False, obj=App())
+        if isinstance(result, int) and not isinstance(result, bool):
+            sys.exit(result)
+    except click.exceptions.Exit as done:
+        sys.exit(done.exit_code)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(EXIT_ERROR)
+    except click.UsageError as error:
+        click.echo(f"usage error: {error.format_message()}", err=True)
+        sys.exit(EXIT_USAGE)
+    except click.ClickException as error:
+        click.echo(f"error: {error.format_message()}", err=True)
+        sys.exit(EXIT_ERROR)
+    except MemhallError as error:
+        if verbose:
+            raise
+        click.echo(f"error: {error}", err=True)
+        sys.exit(error.exit_code)
+    except (KeyboardInterrupt, BrokenPipeError):
+        sys.exit(EXIT_ERROR)
+    except Exception as error:  # the last line of defence: no traceback for users
+        if verbose:
+            raise
+        click.echo(f"internal error: {type(error).__name__}: {error} (run with -v for details)", err=True)
+        sys.exit(EXIT_ERROR)

@@ -1,0 +1,87 @@
+"""Human renderings of the hall's views. Every item carries its layer tag."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from memhall.governance.views import EntryView, EventView, HandoffView, SearchView, ShowView, age
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def entry_line(entry: EntryView, now: datetime | None = None) -> str:
+    status = "" if entry.status == "active" else f" ({entry.status})"
+    return (
+        f"- [{entry.layer}] {entry.kind} {entry.id} by {entry.author}, "
+        f"{age(entry.created_at, now or _now())}{status}: {entry.text}"
+    )
+
+
+def handoff(view: HandoffView) -> str:
+    now = view.as_of
+    lines = [f"# Handoff: {view.domain}", ""]
+    if view.session_id:
+        lines += [f"session {view.session_id} opened "
+                  f"(export MEMHALL_SESSION={view.session_id} so wrap-up closes it)", ""]
+    if view.empty:
+        lines.append(
+            f"Nothing recorded in {view.domain} yet: no state, wrap-up or handoff entries, "
+            "no open loops. Start fresh."
+        )
+        return "\n".join(lines)
+    lines.append("## Latest state (newest first, by time, never by similarity)")
+    lines += [entry_line(e, now) + _pointers(e) for e in view.latest] or ["(none)"]
+    lines += ["", "## Open loops"]
+    lines += [entry_line(e, now) for e in view.open_loops] or ["(none)"]
+    if view.pending_nominations:
+        lines += ["", "## Pending nominations (not yet at their target layer)"]
+        lines += [f"- {n.get('summary', n)}" for n in view.pending_nominations]
+    if view.open_requests:
+        lines += ["", "## Open memory requests"]
+        lines += [f"- {r.get('summary', r)}" for r in view.open_requests]
+    return "\n".join(lines)
+
+
+def _pointers(entry: EntryView) -> str:
+    return f"\n    pointers: {', '.join(entry.pointers)}" if entry.pointers else ""
+
+
+def search(view: SearchView) -> str:
+    lines = [f"# Search in {view.domain}: {view.query!r}",
+             f"NOTE: {view.notice}.", ""]
+    if not view.results:
+        lines.append("(no matches)")
+    for e in view.results:
+        status = "" if e.status == "active" else f", {e.status}"
+        lines.append(f"- [{e.layer}] {e.created_at:%Y-%m-%d} {e.kind} {e.id} by {e.author}{status}: {e.text}")
+    return "\n".join(lines)
+
+
+def show(view: ShowView) -> str:
+    e = view.entry
+    lines = [
+        f"[{e.layer}] {e.kind} {e.id}",
+        f"  text:        {e.text}",
+        f"  author:      {e.author}  (session {e.session_id or '-'})",
+        f"  status:      {e.status}, belief {e.state}, confidence {e.confidence}",
+        f"  provenance:  {e.source_kind}"
+        + (f" from {e.source_agent_id}" if e.source_agent_id else "")
+        + (f"; evidence {', '.join(e.evidence_refs)}" if e.evidence_refs else ""),
+    ]
+    tags = [*(f"person:{p}" for p in e.people), *(f"place:{p}" for p in e.places),
+            *(f"topic:{t}" for t in e.topics)]
+    if tags:
+        lines.append(f"  tags:        {' '.join(tags)}")
+    if e.pointers:
+        lines.append(f"  pointers:    {', '.join(e.pointers)}")
+    lines += ["", "history:"]
+    lines += [event_line(ev) for ev in view.history]
+    return "\n".join(lines)
+
+
+def event_line(ev: EventView) -> str:
+    name = ev.topic.removeprefix("memhall.")
+    detail = ev.data.get("reason") or ev.data.get("text") or ev.data.get("to_layer") or ""
+    return f"  #{ev.position} {ev.at:%Y-%m-%d %H:%M:%S} {name} by {ev.actor} [{ev.rule}] {detail}".rstrip()

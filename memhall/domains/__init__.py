@@ -1,0 +1,1 @@
+"""The model: aggregates, events, value objects and errors. Pure: no I/O."""

@@ -1,0 +1,317 @@
+"""The Entry aggregate: one memory in the hall, one stream per entry."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.domain import event
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from memhall.domains.aggregate import Aggregate
+from memhall.domains.errors import InvalidTransitionError, InvalidValueError
+from memhall.domains.values import (
+    DEFAULT_IMPLANTED_CONFIDENCE,
+    INITIAL_CONFIDENCE,
+    BeliefState,
+    Kind,
+    Layer,
+    SourceKind,
+    Status,
+    normalized_text,
+)
+
+
+
+class Tags(BaseModel):
+    """Entity tags: the nodes an entry connects (SPEC §5, §7)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    people: tuple[str, ...] = ()
+    places: tuple[str, ...] = ()
+    topics: tuple[str, ...] = ()
+
+    @field_validator("people", "places", "topics")
+    @classmethod
+    def _clean(cls, values: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(sorted({v.strip().lower() for v in values if v.strip()}))
+
+    def all(self) -> tuple[str, ...]:
+        return self.people + self.places + self.topics
+
+
+class Provenance(BaseModel):
+    """Where a memory came from: who saw it, who said it, what backs it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    source_kind: SourceKind = SourceKind.FIRSTHAND
+    source_agent_id: str | None = None
+    evidence_refs: tuple[str, ...] = ()
+    claim_root_id: str | None = None
+
+    @model_validator(mode="after")
+    def _hearsay_names_its_source(self) -> Provenance:
+        if self.source_kind is SourceKind.HEARSAY and not self.source_agent_id:
+            raise ValueError("hearsay needs a source agent (--source-agent)")
+        if self.source_kind is not SourceKind.HEARSAY and self.source_agent_id:
+            raise ValueError(
+                f"a source agent is only allowed for hearsay, not {self.source_kind.value}"
+            )
+        return self
+
+
+class EntryDraft(BaseModel):
+    """What a caller asks to write, validated at the edge before anything is stored."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    layer: Layer = Layer.L1
+    kind: Kind = Kind.EPISODE
+    text: str
+    interpretation: str | None = None
+    tags: Tags = Field(default_factory=Tags)
+    provenance: Provenance = Field(default_factory=Provenance)
+    confidence: int | None = Field(default=None, ge=0, le=100)
+    session_id: str | None = None
+    pending_requests: tuple[str, ...] = ()
+    #: ids this entry points to (a wrap-up's open loops, related entries)
+    pointers: tuple[str, ...] = ()
+
+    @field_validator("text")
+    @classmethod
+    def _not_empty(cls, text: str) -> str:
+        if not text.strip():
+            raise ValueError("text must not be empty")
+        return text
+
+    def initial_confidence(self, implanted: int = DEFAULT_IMPLANTED_CONFIDENCE) -> int:
+        if self.confidence is not None:
+            return self.confidence
+        return INITIAL_CONFIDENCE.get(self.provenance.source_kind, implanted)
+
+    def dedup_key(self) -> str:
+        """Same normalized text, kind and claim root → the same memory (SPEC §2)."""
+        root = self.provenance.claim_root_id or ""
+        material = "\x1f".join((self.kind.value, root, normalized_text(self.text)))
+        return hashlib.sha256(material.encode()).hexdigest()
+
+
+def draft(**fields: Any) -> EntryDraft:
+    """Build a draft, turning pydantic's report into one clear line."""
+    from pydantic import ValidationError
+
+    try:
+        return EntryDraft(**fields)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "entry"
+        message = str(first["msg"]).removeprefix("Value error, ")
+        raise InvalidValueError(f"invalid {where}: {message}") from None
+
+
+class Entry(Aggregate):
+    TOPIC = "memhall.Entry"
+
+    class Created(Aggregate.Created):
+        TOPIC = "memhall.Entry.Created"
+
+    class Written(Created):
+        TOPIC = "memhall.Entry.Written"
+        domain: str
+        layer: Layer
+        kind: Kind
+        text: str
+        interpretation: str | None
+        tags: Tags
+        provenance: Provenance
+        confidence: int
+        session_id: str | None
+        dedup_key: str
+        pending_requests: tuple[str, ...]
+        pointers: tuple[str, ...]
+
+    class Superseded(Aggregate.Event):
+        TOPIC = "memhall.Entry.Superseded"
+        by_entry: UUID
+
+    class Retired(Aggregate.Event):
+        TOPIC = "memhall.Entry.Retired"
+        reason: str
+
+    class OpenLoopClosed(Aggregate.Event):
+        TOPIC = "memhall.Entry.OpenLoopClosed"
+        by_entry: UUID | None
+        note: str
+
+    class Promoted(Aggregate.Event):
+        TOPIC = "memhall.Entry.Promoted"
+        from_layer: Layer
+        to_layer: Layer
+        promotion_id: UUID | None
+        answers: dict[str, str]
+
+    class Demoted(Aggregate.Event):
+        TOPIC = "memhall.Entry.Demoted"
+        from_layer: Layer
+        to_layer: Layer
+        reason: str
+
+    @event(Written)
+    def __init__(
+        self,
+        *,
+        domain: str,
+        layer: Layer,
+        kind: Kind,
+        text: str,
+        interpretation: str | None,
+        tags: Tags,
+        provenance: Provenance,
+        confidence: int,
+        session_id: str | None,
+        dedup_key: str,
+        pending_requests: tuple[str, ...],
+        pointers: tuple[str, ...],
+        actor: str,
+        rule: str,
+    ) -> None:
+        self.domain = domain
+        self.layer = layer
+        self.kind = kind
+        self.text = text
+        self.interpretation = interpretation
+        self.tags = tags
+        self.provenance = provenance
+        self.confidence = confidence
+        self.session_id = session_id
+        self.dedup_key = dedup_key
+        self.pending_requests = pending_requests
+        self.pointers = pointers
+        self.author = actor
+        self.state = BeliefState.INFLUENCING
+        self.status = Status.ACTIVE
+        self.superseded_by: UUID | None = None
+        self.layers_held: list[Layer] = [layer]
+
+    @classmethod
+    def write(
+        cls, domain: str, entry: EntryDraft, *, actor: str, rule: str, implanted: int
+    ) -> Entry:
+        if entry.layer not in (Layer.L1, Layer.L2):
+            raise InvalidValueError(
+                f"cannot write at {entry.layer.value}: L3 and L4 are reached only by promotion"
+            )
+        return cls(
+            domain=domain,
+            layer=entry.layer,
+            kind=entry.kind,
+            text=entry.text,
+            interpretation=entry.interpretation,
+            tags=entry.tags,
+            provenance=entry.provenance,
+            confidence=entry.initial_confidence(implanted),
+            session_id=entry.session_id,
+            dedup_key=entry.dedup_key(),
+            pending_requests=entry.pending_requests,
+            pointers=entry.pointers,
+            actor=actor,
+            rule=rule,
+        )
+
+    @property
+    def is_active(self) -> bool:
+        return self.status is Status.ACTIVE
+
+    def _require_active(self, doing: str) -> None:
+        if self.status is not Status.ACTIVE:
+            raise InvalidTransitionError(
+                f"cannot {doing} entry {self.id}: it is {self.status.value}"
+            )
+
+    def supersede(self, by_entry: UUID, *, actor: str, rule: str) -> None:
+        self._require_active("supersede")
+        self._superseded(by_entry=by_entry, actor=actor, rule=rule)
+
+    @event(Superseded)
+    def _superseded(self, by_entry: UUID, actor: str, rule: str) -> None:
+        self.status = Status.SUPERSEDED
+        self.superseded_by = by_entry
+
+    def retire(self, reason: str, *, actor: str, rule: str) -> None:
+        if self.status is Status.RETIRED:
+            raise InvalidTransitionError(f"entry {self.id} is already retired")
+        if not reason.strip():
+            raise InvalidValueError("retiring needs a reason")
+        self._retired(reason=reason, actor=actor, rule=rule)
+
+    @event(Retired)
+    def _retired(self, reason: str, actor: str, rule: str) -> None:
+        self.status = Status.RETIRED
+
+    def close_loop(self, by_entry: UUID | None, note: str, *, actor: str, rule: str) -> None:
+        if self.kind is not Kind.OPEN_LOOP:
+            raise InvalidTransitionError(f"entry {self.id} is a {self.kind.value}, not an open loop")
+        self._require_active("close")
+        self._loop_closed(by_entry=by_entry, note=note, actor=actor, rule=rule)
+
+    @event(OpenLoopClosed)
+    def _loop_closed(self, by_entry: UUID | None, note: str, actor: str, rule: str) -> None:
+        self.status = Status.CLOSED
+
+    def promote(
+        self,
+        to_layer: Layer,
+        *,
+        promotion_id: UUID | None,
+        answers: dict[str, str],
+        actor: str,
+        rule: str,
+    ) -> None:
+        self._require_active("promote")
+        if to_layer is not self.layer.next():
+            raise InvalidTransitionError(
+                f"cannot promote entry {self.id} from {self.layer.value} to {to_layer.value}: "
+                "promotion moves one layer up"
+            )
+        self._promoted(
+            from_layer=self.layer,
+            to_layer=to_layer,
+            promotion_id=promotion_id,
+            answers=answers,
+            actor=actor,
+            rule=rule,
+        )
+
+    @event(Promoted)
+    def _promoted(
+        self,
+        from_layer: Layer,
+        to_layer: Layer,
+        promotion_id: UUID | None,
+        answers: dict[str, str],
+        actor: str,
+        rule: str,
+    ) -> None:
+        self.layer = to_layer
+        self.layers_held.append(to_layer)
+
+    def demote(self, to_layer: Layer, reason: str, *, actor: str, rule: str) -> None:
+        self._require_active("demote")
+        if to_layer is not self.layer.previous() or to_layer is Layer.L1:
+            raise InvalidTransitionError(
+                f"cannot demote entry {self.id} from {self.layer.value} to {to_layer.value}: "
+                "demotion moves one layer down, L4 → L3 or L3 → L2"
+            )
+        if not reason.strip():
+            raise InvalidValueError("demotion needs a reason")
+        self._demoted(from_layer=self.layer, to_layer=to_layer, reason=reason, actor=actor, rule=rule)
+
+    @event(Demoted)
+    def _demoted(
+        self, from_layer: Layer, to_layer: Layer, reason: str, actor: str, rule: str
+    ) -> None:
+        self.layer = to_layer
+        self.layers_held.append(to_layer)

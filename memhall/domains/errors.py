@@ -1,0 +1,53 @@
+"""Errors a caller can cause; each says what went wrong in one line."""
+
+from __future__ import annotations
+
+
+class MemhallError(Exception):
+    """Base of every error memhall reports to a user (exit code 1 unless stated)."""
+
+    exit_code = 1
+
+
+class InvalidValueError(MemhallError):
+    """A value was refused at the edge, before anything was stored."""
+
+
+class UnknownDomainError(MemhallError):
+    def __init__(self, domain: str) -> None:
+        super().__init__(
+            f"unknown domain {domain!r}: create it with `memhall domain create {domain}`"
+        )
+        self.domain = domain
+
+
+class DomainExistsError(MemhallError):
+    def __init__(self, domain: str) -> None:
+        super().__init__(f"domain {domain!r} already exists")
+
+
+class NotFoundError(MemhallError):
+    def __init__(self, what: str, ident: object) -> None:
+        super().__init__(f"no {what} {ident} in this domain")
+
+
+class InvalidTransitionError(MemhallError):
+    """A command that the current state of an aggregate does not allow."""
+
+
+class PolicyDeniedError(MemhallError):
+    """Refused by the policy (exit code 3); the refusal is recorded as an event."""
+
+    exit_code = 3
+
+
+class PolicyConfigError(MemhallError):
+    """The policy set is broken or missing: the hall fails closed."""
+
+    exit_code = 3
+
+
+class AuditFailureError(MemhallError):
+    """The audit chain does not verify (exit code 4)."""
+
+    exit_code = 4

@@ -1,0 +1,54 @@
+"""The Session aggregate: one agent's working session in one domain."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from eventsourcing.domain import event
+
+from memhall.domains.aggregate import Aggregate
+from memhall.domains.errors import InvalidTransitionError
+
+
+class Session(Aggregate):
+    TOPIC = "memhall.Session"
+
+    class Created(Aggregate.Created):
+        TOPIC = "memhall.Session.Created"
+
+    class Opened(Created):
+        TOPIC = "memhall.Session.Opened"
+        domain: str
+        principal: str
+
+    class WrappedUp(Aggregate.Event):
+        TOPIC = "memhall.Session.WrappedUp"
+        summary_entry: UUID
+
+    class Closed(Aggregate.Event):
+        TOPIC = "memhall.Session.Closed"
+
+    @event(Opened)
+    def __init__(self, *, domain: str, principal: str, actor: str, rule: str) -> None:
+        self.domain = domain
+        self.principal = principal
+        self.summary_entry: UUID | None = None
+        self.closed = False
+
+    def wrap_up(self, summary_entry: UUID, *, actor: str, rule: str) -> None:
+        if self.closed:
+            raise InvalidTransitionError(f"session {self.id} is already closed")
+        if actor != self.principal:
+            raise InvalidTransitionError(
+                f"session {self.id} belongs to {self.principal}, not {actor}"
+            )
+        self._wrapped_up(summary_entry=summary_entry, actor=actor, rule=rule)
+        self._closed(actor=actor, rule=rule)
+
+    @event(WrappedUp)
+    def _wrapped_up(self, summary_entry: UUID, actor: str, rule: str) -> None:
+        self.summary_entry = summary_entry
+
+    @event(Closed)
+    def _closed(self, actor: str, rule: str) -> None:
+        self.closed = True

@@ -1,0 +1,1 @@
+"""Use cases of the hall: persistence, inline projections, governance."""

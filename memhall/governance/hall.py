@@ -1,0 +1,268 @@
+"""The hall: use cases over per-domain streams, each asking the policy first.
+
+Every use case follows one shape: open a write transaction (the write lock is
+taken up front), read the facts the policy needs from the store, ask the
+policy, act on the aggregates, save. A refusal is saved as an event in the
+same transaction and committed before the caller sees the error, so every
+refused action stays in the log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from typing import Any, TypeVar
+from uuid import UUID
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from memhall.domains.entry import Entry, EntryDraft
+from memhall.domains.errors import InvalidValueError, MemhallError, UnknownDomainError, DomainExistsError
+from memhall.domains.records import DomainStream as DomainOpened
+from memhall.domains.records import Refusal
+from memhall.domains.session import Session as WorkSession
+from memhall.domains.values import DEFAULT_IMPLANTED_CONFIDENCE, Kind, Layer, domain_name, principal_name
+from memhall.governance.gate import Gate, Refused, denial
+from memhall.governance.store import Store
+from memhall.governance.streams import DomainStream, Streams
+from memhall.governance.views import WriteResult
+from memhall.policies.model import Action, Decision, PolicyRequest, ResourceType
+
+T = TypeVar("T")
+
+
+class Hall:
+    """One store, one policy set, one acting principal per call."""
+
+    def __init__(
+        self,
+        store: Store,
+        gate: Gate,
+        *,
+        implanted_confidence: int = DEFAULT_IMPLANTED_CONFIDENCE,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        self.store = store
+        self.gate = gate
+        self.streams = Streams(store)
+        self.implanted_confidence = implanted_confidence
+        self.clock = clock or (lambda: datetime.now(timezone.utc))
+
+    # -- transactions and policy -------------------------------------------------
+
+    @contextmanager
+    def writing(self) -> Iterator[Session]:
+        """A write transaction that commits a recorded refusal, then raises it."""
+        refused: Refused | None = None
+        with self.store.write() as session:
+            try:
+                yield session
+            except Refused as error:
+                refused = error
+        if refused is not None:
+            raise refused.error
+
+    def stream(self, domain: str, *, actor: str, action: Action) -> DomainStream:
+        """The domain's stream; an unknown domain is refused and recorded."""
+        name = domain_name(domain)
+        try:
+            return self.streams.stream(name)
+        except UnknownDomainError as error:
+            self._record_system_refusal(actor, action, name, str(error))
+            raise
+
+    def authorize(
+        self, session: Session, stream: DomainStream, request: PolicyRequest
+    ) -> Decision:
+        decision = self.gate.decide(request)
+        if not decision.allowed:
+            self.refuse(session, stream, request, denial(decision), rule=decision.rule_id)
+        return decision
+
+    def refuse(
+        self,
+        session: Session,
+        stream: DomainStream,
+        request: PolicyRequest,
+        error: MemhallError,
+        *,
+        rule: str,
+    ) -> None:
+        """Record a refusal in the domain's stream, then abort the use case."""
+        refusal = Refusal(
+            action=request.action.value,
+            resource_type=request.resource_type.value,
+            resource_id=request.resource_id,
+            layer=request.target_layer or request.layer,
+            reason=str(error),
+            actor=request.principal,
+            rule=rule or "no-rule-permits",
+        )
+        stream.save(session, refusal)
+        raise Refused(error)
+
+    def _record_system_refusal(self, actor: str, action: Action, domain: str, reason: str) -> None:
+        system = self.streams.system()
+        refusal = Refusal(
+            action=action.value,
+            resource_type=ResourceType.DOMAIN.value,
+            resource_id=domain,
+            layer="",
+            reason=reason,
+            actor=actor,
+            rule="unknown-domain",
+        )
+        with self.store.write() as session:
+            system.save(session, refusal)
+
+    def ask(self, actor: str, action: Action, domain: str, **facts: Any) -> tuple[DomainStream, Decision]:
+        """For reads: check the domain and the policy; a denial is recorded."""
+        actor = principal_name(actor)
+        stream = self.stream(domain, actor=actor, action=action)
+        request = PolicyRequest(
+            principal=actor,
+            action=action,
+            domain=stream.name,
+            resource_type=facts.pop("resource_type", ResourceType.DOMAIN),
+            **facts,
+        )
+        decision = self.gate.decide(request)
+        if not decision.allowed:
+            with self.writing() as session:
+                self.refuse(session, stream, request, denial(decision), rule=decision.rule_id)
+        return stream, decision
+
+    # -- domains -----------------------------------------------------------------
+
+    def create_domain(self, actor: str, name: str) -> str:
+        actor = principal_name(actor)
+        name = domain_name(name)
+        request = PolicyRequest(
+            principal=actor, action=Action.DOMAIN_CREATE, domain=name,
+            resource_type=ResourceType.DOMAIN, resource_id=name,
+        )
+        decision = self.gate.decide(request)
+        if not decision.allowed:
+            self._record_system_refusal(actor, Action.DOMAIN_CREATE, name, str(denial(decision)))
+            raise denial(decision)
+        if self.streams.exists(name):
+            raise DomainExistsError(name)
+        stream = self.streams.prepare(name)
+        with self.writing() as session:
+            if self.streams.exists(name):
+                raise DomainExistsError(name)
+            opened = DomainOpened(name=name, actor=actor, rule=decision.rule_id)
+            self.streams.register(session, name, actor, self.clock())
+            stream.save(session, opened)
+        return name
+
+    def domain_names(self) -> list[str]:
+        return self.streams.names()
+
+    # -- writes ------------------------------------------------------------------
+
+    def write(
+        self,
+        actor: str,
+        domain: str,
+        entry: EntryDraft,
+        *,
+        supersedes: UUID | None = None,
+        claimed_principal: str = "",
+        claimed_domain: str = "",
+        claimed_layer: str = "",
+    ) -> WriteResult:
+        """Write an L1 or L2 entry; the same memory written twice is stored once."""
+        actor = principal_name(actor)
+        action = Action.WRITE_L2 if entry.layer is Layer.L2 else Action.WRITE_L1
+        stream = self.stream(domain, actor=actor, action=action)
+        with self.writing() as session:
+            request = PolicyRequest(
+                principal=actor, action=action, domain=stream.name,
+                resource_type=ResourceType.ENTRY, target_layer=entry.layer.value,
+                kind=entry.kind.value, author=actor,
+                has_evidence=bool(entry.provenance.evidence_refs),
+                claimed_principal=claimed_principal, claimed_domain=claimed_domain,
+                claimed_layer=claimed_layer,
+            )
+            decision = self.authorize(session, stream, request)
+            if entry.layer not in (Layer.L1, Layer.L2):
+                self.refuse(session, stream, request, InvalidValueError(
+                    f"cannot write at {entry.layer.value}: L3 and L4 are reached only by promotion"
+                ), rule="layers-by-promotion-only")
+            duplicate = self._duplicate(session, stream, entry)
+            if duplicate is not None:
+                return WriteResult(entry_id=duplicate, domain=stream.name, layer=entry.layer.value,
+                                   duplicate_of=duplicate, rule=decision.rule_id)
+            new = Entry.write(stream.name, entry, actor=actor, rule=decision.rule_id,
+                              implanted=self.implanted_confidence)
+            changed: list[Any] = [new]
+            if supersedes is not None:
+                old: Entry = stream.get(supersedes)
+                old.supersede(new.id, actor=actor, rule=decision.rule_id)
+                changed.append(old)
+            stream.save(session, *changed)
+        return WriteResult(entry_id=str(new.id), domain=stream.name, layer=entry.layer.value,
+                           rule=decision.rule_id)
+
+    def _duplicate(self, session: Session, stream: DomainStream, entry: EntryDraft) -> str | None:
+        entries = stream.tables.entries
+        row = session.execute(
+            select(entries.c.id)
+            .where(entries.c.dedup_key == entry.dedup_key(), entries.c.status != "retired")
+            .limit(1)
+        ).first()
+        return str(row[0]) if row else None
+
+    def entry_action(
+        self,
+        actor: str,
+        domain: str,
+        entry_id: UUID,
+        action: Action,
+        act: Callable[[Entry, Decision], None],
+        **facts: Any,
+    ) -> Entry:
+        """Load an entry, ask the policy with its stored facts, act, save."""
+        actor = principal_name(actor)
+        stream = self.stream(domain, actor=actor, action=action)
+        with self.writing() as session:
+            entry: Entry = stream.get(entry_id)
+            request = PolicyRequest(
+                principal=actor, action=action, domain=stream.name,
+                resource_type=ResourceType.ENTRY, resource_id=str(entry.id),
+                layer=entry.layer.value, kind=entry.kind.value, author=entry.author,
+                has_evidence=bool(entry.provenance.evidence_refs), **facts,
+            )
+            decision = self.authorize(session, stream, request)
+            try:
+                act(entry, decision)
+            except MemhallError as error:
+                self.refuse(session, stream, request, error, rule=decision.rule_id)
+            stream.save(session, entry)
+        return entry
+
+    def retire(self, actor: str, domain: str, entry_id: UUID, reason: str) -> Entry:
+        return self.entry_action(
+            actor, domain, entry_id, Action.RETIRE,
+            lambda e, d: e.retire(reason, actor=d.request.principal, rule=d.rule_id),
+        )
+
+    def close_loop(self, actor: str, domain: str, loop_id: UUID, note: str = "",
+                   by_entry: UUID | None = None) -> Entry:
+        return self.entry_action(
+            actor, domain, loop_id, Action.CLOSE_LOOP,
+            lambda e, d: e.close_loop(by_entry, note, actor=d.request.principal, rule=d.rule_id),
+        )
+
+    # -- sessions ----------------------------------------------------------------
+
+    def open_session(self, session: Session, stream: DomainStream, actor: str, rule: str) -> WorkSession:
+        work = WorkSession(domain=stream.name, principal=actor, actor=actor, rule=rule)
+        stream.save(session, work)
+        return work
+
+    def kinds_for_handoff(self) -> tuple[Kind, ...]:
+        return (Kind.STATE, Kind.WRAP_UP, Kind.HANDOFF)

@@ -1,0 +1,129 @@
+"""History: an entry and its events, full-text search, the domain's log.
+
+Search is for history only: its results carry their layer and date, and the
+view says plainly that they are not current state.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from uuid import UUID
+
+from sqlalchemy import Connection, select, text
+
+from memhall.domains.errors import InvalidValueError, NotFoundError
+from memhall.governance.hall import Hall
+from memhall.governance.streams import DomainStream
+from memhall.governance.views import EntryView, EventView, SearchView, ShowView, as_utc
+from memhall.policies.model import Action, ResourceType
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def entry_row(conn: Connection, stream: DomainStream, entry_id: UUID | str) -> EntryView | None:
+    entries = stream.tables.entries
+    row = conn.execute(select(entries).where(entries.c.id == str(entry_id))).first()
+    return EntryView.from_row(stream.name, row) if row else None
+
+
+def event_view(stream: DomainStream, record: Any) -> EventView:
+    event = stream.mapper.to_domain_event(record)
+    data = dict(getattr(event, "model_dump")(mode="json"))
+    for key in ("originator_id", "originator_version", "timestamp", "originator_topic", "actor", "rule"):
+        data.pop(key, None)
+    return EventView(
+        position=int(getattr(record, "id", 0) or 0),
+        at=as_utc(getattr(event, "timestamp")),
+        topic=str(record.topic),
+        actor=str(getattr(event, "actor")),
+        rule=str(getattr(event, "rule")),
+        stream_id=str(record.originator_id),
+        version=int(record.originator_version),
+        data=data,
+    )
+
+
+def show(hall: Hall, actor: str, domain: str, entry_id: UUID) -> ShowView:
+    stream, _ = hall.ask(actor, Action.READ, domain, resource_type=ResourceType.ENTRY,
+                         resource_id=str(entry_id))
+    with hall.store.read() as conn:
+        entry = entry_row(conn, stream, entry_id)
+        if entry is None:
+            raise NotFoundError("entry", entry_id)
+        events = stream.tables
+        rows = conn.execute(
+            text(f"SELECT id, originator_id, originator_version, topic, state FROM {events.events_name} "
+                 "WHERE originator_id = :oid ORDER BY originator_version"),
+            {"oid": _uuid_param(hall, entry_id)},
+        ).all()
+    return ShowView(entry=entry, history=[event_view(stream, _Record(r, hall)) for r in rows])
+
+
+def _uuid_param(hall: Hall, ident: UUID) -> Any:
+    # sqlalchemy-utils' UUIDType stores 16 raw bytes on SQLite, a uuid on PostgreSQL
+    return ident.bytes if hall.store.dialect == "sqlite" else ident
+
+
+def fts_query(query: str) -> str:
+    words = _WORD.findall(query)
+    if not words:
+        raise InvalidValueError("search needs at least one word")
+    return " ".join('"' + w.replace('"', "") + '"' for w in words)
+
+
+def search(hall: Hall, actor: str, domain: str, query: str, limit: int = 20) -> SearchView:
+    """History search, best match first (SQLite FTS5 / PostgreSQL full text)."""
+    stream, _ = hall.ask(actor, Action.SEARCH, domain)
+    return SearchView(domain=stream.name, query=query,
+                      results=lexical(hall, stream, query, limit))
+
+
+def lexical(hall: Hall, stream: DomainStream, query: str, limit: int) -> list[EntryView]:
+    """Entries matching the words of `query`, best first (also a recall channel)."""
+    match = fts_query(query)
+    entries = stream.tables.entries
+    with hall.store.read() as conn:
+        if hall.store.dialect == "sqlite":
+            ids = [r[0] for r in conn.execute(
+                text(f"SELECT entry_id FROM {stream.tables.search_name} WHERE {stream.tables.search_name} "
+                     "MATCH :q ORDER BY bm25({0}) LIMIT :n".format(stream.tables.search_name)),
+                {"q": match, "n": limit},
+            )]
+        else:
+            ids = [r[0] for r in conn.execute(
+                text(f"SELECT id FROM {entries.name} WHERE to_tsvector('simple', text || ' ' || "
+                     "coalesce(interpretation, '')) @@ plainto_tsquery('simple', :q) ORDER BY "
+                     "ts_rank(to_tsvector('simple', text || ' ' || coalesce(interpretation, '')), "
+                     "plainto_tsquery('simple', :q)) DESC, created_position DESC LIMIT :n"),
+                {"q": " ".join(_WORD.findall(query)), "n": limit},
+            )]
+        rows = {r.id: r for r in conn.execute(select(entries).where(entries.c.id.in_(ids)))}
+    return [EntryView.from_row(stream.name, rows[i]) for i in ids if i in rows]
+
+
+def log(hall: Hall, actor: str, domain: str, *, limit: int = 20, before: int | None = None) -> list[EventView]:
+    """The domain's events, newest first, a page at a time."""
+    if limit < 1:
+        raise InvalidValueError("--limit must be at least 1")
+    stream, _ = hall.ask(actor, Action.READ, domain)
+    sql = f"SELECT id, originator_id, originator_version, topic, state FROM {stream.tables.events_name}"
+    params: dict[str, Any] = {"n": limit}
+    if before is not None:
+        sql += " WHERE id < :before"
+        params["before"] = before
+    with hall.store.read() as conn:
+        rows = conn.execute(text(sql + " ORDER BY id DESC LIMIT :n"), params).all()
+    return [event_view(stream, _Record(r, hall)) for r in rows]
+
+
+class _Record:
+    """A raw events row, with its originator id decoded, as the mapper expects."""
+
+    def __init__(self, row: Any, hall: Hall) -> None:
+        self.id = row.id
+        raw = row.originator_id
+        self.originator_id = UUID(bytes=bytes(raw)) if isinstance(raw, (bytes, memoryview)) else UUID(str(raw))
+        self.originator_version = row.originator_version
+        self.topic = row.topic
+        self.state = bytes(row.state) if isinstance(row.state, memoryview) else row.state

@@ -1,0 +1,123 @@
+"""Where events live: one engine per store URL, SQLite or PostgreSQL.
+
+SQLite is tuned for several processes writing at once (DESIGN.md): WAL,
+synchronous=FULL, a 30 s busy timeout, and write transactions that take the
+write lock up front with BEGIN IMMEDIATE. A read-then-write transaction
+without it fails with "database is locked" at once, whatever the timeout.
+Reads go through a second engine whose transactions begin deferred, so
+readers never queue behind writers.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy.orm import Session, sessionmaker
+
+from eventsourcing_sqlalchemy.datastore import SQLAlchemyDatastore
+
+BUSY_TIMEOUT_S = 30
+STORE_DIR = ".memhall"
+STORE_FILE = "memhall.db"
+
+
+def resolve_url(store: str | None, cwd: Path | None = None) -> str:
+    """A SQLAlchemy URL, a plain path to a SQLite file, or the default.
+
+    The default is the `.memhall/` found walking up from the working
+    directory, as git finds `.git/`, else one created in the working directory.
+    """
+    if store and "://" in store:
+        return store
+    if store:
+        return f"sqlite:///{Path(store).expanduser().resolve()}"
+    here = (cwd or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / STORE_DIR).is_dir():
+            return f"sqlite:///{folder / STORE_DIR / STORE_FILE}"
+    return f"sqlite:///{here / STORE_DIR / STORE_FILE}"
+
+
+def _sqlite_engine(url: str, *, immediate: bool) -> Engine:
+    path = url.removeprefix("sqlite:///")
+    if path and path != ":memory:":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_S})
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # we issue BEGIN ourselves
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_S * 1000}")
+        cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.execute("PRAGMA synchronous = FULL")
+        cursor.execute("PRAGMA foreign_keys = ON")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Connection) -> None:
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+    return engine
+
+
+def _postgres_engine(url: str) -> Engine:
+    engine = create_engine(url, pool_pre_ping=True)
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # The event recorder locks the events table on insert; a stuck writer
+        # must fail after a while instead of hanging every other writer.
+        with dbapi_connection.cursor() as cursor:
+            cursor.execute(f"SET lock_timeout = '{BUSY_TIMEOUT_S}s'")
+        dbapi_connection.commit()
+
+    return engine
+
+
+class Store:
+    """One database: engines, the eventsourcing datastore, transactions."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        if url.startswith("sqlite"):
+            self.dialect = "sqlite"
+            self.write_engine = _sqlite_engine(url, immediate=True)
+            self.read_engine = _sqlite_engine(url, immediate=False)
+        else:
+            self.dialect = "postgresql"
+            self.write_engine = _postgres_engine(url)
+            self.read_engine = self.write_engine
+        self.datastore = SQLAlchemyDatastore(
+            session_maker=sessionmaker(bind=self.write_engine)
+        )
+
+    @property
+    def display(self) -> str:
+        return self.write_engine.url.render_as_string(hide_password=True)
+
+    @contextmanager
+    def write(self) -> Iterator[Session]:
+        """One write transaction, holding the write lock from its first statement.
+        Nested uses join the outer transaction."""
+        with self.datastore.transaction(commit=True) as session:
+            yield session
+
+    @contextmanager
+    def read(self) -> Iterator[Connection]:
+        with self.read_engine.connect() as connection:
+            yield connection
+
+    def dispose(self) -> None:
+        self.write_engine.dispose()
+        if self.read_engine is not self.write_engine:
+            self.read_engine.dispose()
+
+
+def store_from_env(store: str | None = None) -> Store:
+    return Store(resolve_url(store or os.environ.get("MEMHALL_STORE")))

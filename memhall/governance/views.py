@@ -1,0 +1,122 @@
+"""What the hall hands back: read models as pydantic views, ready for JSON."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+
+class View(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class EntryView(View):
+    id: str
+    domain: str
+    layer: str
+    kind: str
+    text: str
+    interpretation: str | None = None
+    author: str
+    session_id: str | None = None
+    status: str
+    state: str
+    confidence: int
+    source_kind: str
+    source_agent_id: str | None = None
+    claim_root_id: str | None = None
+    evidence_refs: list[str] = []
+    people: list[str] = []
+    places: list[str] = []
+    topics: list[str] = []
+    pending_requests: list[str] = []
+    pointers: list[str] = []
+    superseded_by: str | None = None
+    created_at: datetime
+    updated_at: datetime
+    position: int
+
+    @classmethod
+    def from_row(cls, domain: str, row: Any) -> EntryView:
+        data = dict(row._mapping)
+        data.pop("dedup_key", None)
+        data.pop("created_position", None)
+        data["created_at"] = as_utc(data["created_at"])
+        data["updated_at"] = as_utc(data["updated_at"])
+        return cls(domain=domain, **data)
+
+    @property
+    def tag(self) -> str:
+        return f"[{self.layer}]"
+
+
+class EventView(View):
+    position: int
+    at: datetime
+    topic: str
+    actor: str
+    rule: str
+    stream_id: str
+    version: int
+    data: dict[str, Any]
+
+
+class WriteResult(View):
+    entry_id: str
+    domain: str
+    layer: str
+    duplicate_of: str | None = None
+    rule: str = ""
+
+    @property
+    def duplicate(self) -> bool:
+        return self.duplicate_of is not None
+
+
+class WrapUpResult(View):
+    entry_id: str
+    session_id: str
+    domain: str
+    closed_loops: list[str] = []
+    opened_loops: list[str] = []
+    pointers: list[str] = []
+
+
+class HandoffView(View):
+    domain: str
+    as_of: datetime
+    session_id: str | None = None
+    latest: list[EntryView] = []
+    open_loops: list[EntryView] = []
+    pending_nominations: list[dict[str, Any]] = []
+    open_requests: list[dict[str, Any]] = []
+
+    @property
+    def empty(self) -> bool:
+        return not (self.latest or self.open_loops or self.pending_nominations or self.open_requests)
+
+
+class SearchView(View):
+    domain: str
+    query: str
+    notice: str = "search results are history, not current state: use `memhall handoff` for where things stand"
+    results: list[EntryView] = []
+
+
+class ShowView(View):
+    entry: EntryView
+    history: list[EventView]
+
+
+def as_utc(moment: datetime) -> datetime:
+    return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
+
+
+def age(moment: datetime, now: datetime) -> str:
+    seconds = max(0, int((now - moment).total_seconds()))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit} ago"
+    return f"{seconds}s ago"

@@ -1,0 +1,1 @@
+"""Council materialization (A/B/C ledgers), memory requests, recall."""

@@ -1,0 +1,1 @@
+"""Role policies as code: Cedar rules, role bindings, check / diff / explain."""

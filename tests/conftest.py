@@ -1,0 +1,66 @@
+"""Shared fixtures: a real store (a SQLite file, or PostgreSQL when
+MEMHALL_TEST_POSTGRES_URL is set) and the real policy engine."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from memhall.governance.hall import Hall
+from memhall.governance.store import Store
+from memhall.policies.engine import PolicySet
+
+POSTGRES_URL = os.environ.get("MEMHALL_TEST_POSTGRES_URL", "")
+
+BACKENDS = ["sqlite"] + (["postgresql"] if POSTGRES_URL else [])
+
+
+def postgres_schema_url(schema: str) -> str:
+    sep = "&" if "?" in POSTGRES_URL else "?"
+    return f"{POSTGRES_URL}{sep}options=-csearch_path%3D{schema}"
+
+
+@pytest.fixture(params=BACKENDS)
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A fresh, empty store; on PostgreSQL a schema of its own, dropped afterwards."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'memhall.db'}"
+        return
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f"CREATE SCHEMA {schema}"))
+    try:
+        yield postgres_schema_url(schema)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+        admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def policies() -> PolicySet:
+    """The shipped default policy set (maki owns; claude chairs the system;
+    codex chairs sessions; gemini is a seat; domains company and family)."""
+    return PolicySet.load(None)
+
+
+@pytest.fixture
+def store(store_url: str) -> Iterator[Store]:
+    s = Store(store_url)
+    yield s
+    s.dispose()
+
+
+@pytest.fixture
+def hall(store: Store, policies: PolicySet) -> Hall:
+    """A hall with the company and family domains created by their owner."""
+    h = Hall(store, policies)
+    h.create_domain("maki", "company")
+    h.create_domain("maki", "family")
+    return h

@@ -1,0 +1,104 @@
+"""The Entry model: validation at the edge, provenance, layers, transitions."""
+
+from __future__ import annotations
+
+import pytest
+
+from memhall.domains.entry import Entry, draft
+from memhall.domains.errors import InvalidTransitionError, InvalidValueError
+from memhall.domains.values import BeliefState, Layer, Status, domain_name, normalized_text
+
+
+def written(**fields: object) -> Entry:
+    return Entry.write("company", draft(text="the door is open", **fields), actor="codex",
+                       rule="test", implanted=40)
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"text": "x", "confidence": 101}, "confidence"),
+        ({"text": "x", "confidence": -1}, "confidence"),
+        ({"text": "x", "provenance": {"source_kind": "hearsay"}}, "hearsay needs a source agent"),
+        ({"text": "x", "provenance": {"source_kind": "firsthand", "source_agent_id": "gemini"}},
+         "only allowed for hearsay"),
+        ({"text": "x", "layer": "L9"}, "layer"),
+        ({"text": "x", "kind": "rumour"}, "kind"),
+        ({"text": "   "}, "text must not be empty"),
+        ({"text": "x", "colour": "red"}, "colour"),
+    ],
+)
+def test_invalid_values_are_refused_with_one_line(fields: dict[str, object], message: str) -> None:
+    with pytest.raises(InvalidValueError) as raised:
+        draft(**fields)
+
+    assert message in str(raised.value)
+    assert "\n" not in str(raised.value)
+
+
+@pytest.mark.parametrize("bad", ["", "   ", "Company", "a-b", "1st", "x" * 40, "drop table"])
+def test_a_domain_name_must_be_a_slug(bad: str) -> None:
+    with pytest.raises(InvalidValueError):
+        domain_name(bad)
+
+
+def test_initial_confidence_follows_provenance() -> None:
+    assert written().confidence == 78
+    assert written(provenance={"source_kind": "hearsay", "source_agent_id": "gemini"}).confidence == 58
+    assert written(provenance={"source_kind": "implanted"}).confidence == 40
+    assert written(confidence=12).confidence == 12
+
+
+def test_a_new_entry_is_influencing_and_active() -> None:
+    entry = written()
+
+    assert entry.state is BeliefState.INFLUENCING
+    assert entry.status is Status.ACTIVE
+    assert entry.author == "codex"
+
+
+def test_writing_at_l3_or_l4_is_refused() -> None:
+    with pytest.raises(InvalidValueError, match="only by promotion"):
+        written(layer="L3")
+
+
+def test_dedup_key_ignores_case_and_spacing_but_not_kind_or_claim() -> None:
+    base = draft(text="The  door is OPEN", kind="claim")
+
+    assert base.dedup_key() == draft(text="the door is open", kind="claim").dedup_key()
+    assert base.dedup_key() != draft(text="the door is open", kind="lesson").dedup_key()
+    assert base.dedup_key() != draft(text="the door is open", kind="claim",
+                                     provenance={"claim_root_id": "r1"}).dedup_key()
+    assert normalized_text("Ｄoor  IS\topen") == "door is open"
+
+
+def test_promotion_moves_one_layer_up_and_keeps_every_layer_held() -> None:
+    entry = written()
+
+    entry.promote(Layer.L2, promotion_id=None, answers={}, actor="codex", rule="r")
+
+    assert entry.layer is Layer.L2
+    assert entry.layers_held == [Layer.L1, Layer.L2]
+    with pytest.raises(InvalidTransitionError):
+        entry.promote(Layer.L4, promotion_id=None, answers={}, actor="codex", rule="r")
+
+
+def test_only_an_open_loop_can_be_closed_and_only_once() -> None:
+    loop = written(kind="open-loop")
+    loop.close_loop(None, "done", actor="codex", rule="r")
+
+    with pytest.raises(InvalidTransitionError):
+        loop.close_loop(None, "again", actor="codex", rule="r")
+    with pytest.raises(InvalidTransitionError):
+        written().close_loop(None, "x", actor="codex", rule="r")
+
+
+def test_retiring_keeps_the_entry_and_needs_a_reason() -> None:
+    entry = written()
+    with pytest.raises(InvalidValueError):
+        entry.retire(" ", actor="codex", rule="r")
+
+    entry.retire("obsolete", actor="codex", rule="r")
+
+    assert entry.status is Status.RETIRED
+    assert len(entry.collect_events()) == 2
