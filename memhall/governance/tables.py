@@ -94,6 +94,58 @@ class DomainTables:
             Column("closed", Boolean, nullable=False),
             Column("summary_entry", String(36)),
         )
+        self.promotions = Table(
+            p + "promotions",
+            md,
+            Column("id", String(36), primary_key=True),
+            Column("entry_id", String(36), nullable=False),
+            Column("from_layer", String(2), nullable=False),
+            Column("to_layer", String(2), nullable=False),
+            Column("path", String(16), nullable=False),
+            Column("nominated_by", String(64), nullable=False),
+            Column("reason", Text, nullable=False),
+            Column("status", String(12), nullable=False),  # open|ratified|rejected|withdrawn
+            Column("reminder_sessions", JSON, nullable=False),  # distinct sessions that counted
+            Column("reminders", Integer, nullable=False),  # all reminders, counted or not
+            Column("dissent", JSON, nullable=False),  # positions of the council, [] if none
+            Column("decided_by", String(64)),
+            Column("created_at", DateTime(timezone=True), nullable=False),
+            Column("updated_at", DateTime(timezone=True), nullable=False),
+            Column("position", Position, nullable=False),
+            Index(p + "promotions_status", "status", "created_at"),
+            Index(p + "promotions_entry", "entry_id"),
+        )
+        self.requests = Table(
+            p + "requests",
+            md,
+            Column("id", String(36), primary_key=True),
+            Column("seat", String(64), nullable=False),
+            Column("need", Text, nullable=False),
+            Column("requested_by", String(64), nullable=False),
+            Column("status", String(12), nullable=False),  # open|answered|expired
+            Column("answer_entry", String(36)),
+            Column("answered_by", String(64)),
+            Column("created_at", DateTime(timezone=True), nullable=False),
+            Column("expires_at", DateTime(timezone=True), nullable=False),
+            Column("position", Position, nullable=False),
+            Index(p + "requests_status", "status", "created_at"),
+        )
+        self.materializations = Table(
+            p + "materializations",
+            md,
+            Column("id", String(36), primary_key=True),
+            Column("seat", String(64), nullable=False),
+            Column("task", Text, nullable=False),
+            Column("by", String(64), nullable=False),
+            Column("log_position", Position, nullable=False),
+            Column("ledger_a", JSON, nullable=False),
+            Column("ledger_b", JSON, nullable=False),
+            Column("ledger_c", JSON, nullable=False),
+            Column("digest", String(64), nullable=False),
+            Column("created_at", DateTime(timezone=True), nullable=False),
+            Column("position", Position, nullable=False),
+            Index(p + "materializations_seat", "seat", "created_at"),
+        )
         # Every event, allowed or refused, as a reviewable row (SPEC §8).
         self.audit = Table(
             p + "audit",
@@ -121,7 +173,8 @@ class DomainTables:
     @property
     def projections(self) -> tuple[Table, ...]:
         """Read models that `rebuild` may drop and replay (never the chain)."""
-        return (self.entries, self.sessions, self.audit)
+        return (self.entries, self.sessions, self.promotions, self.requests,
+                self.materializations, self.audit)
 
 
 @cache
