@@ -230,11 +230,13 @@ class Hall:
         stream = self.stream(domain, actor=actor, action=action)
         with self.writing() as session:
             entry: Entry = stream.get(entry_id)
+            stored: dict[str, Any] = {
+                "layer": entry.layer.value, "kind": entry.kind.value, "author": entry.author,
+                "has_evidence": bool(entry.provenance.evidence_refs),
+            }
             request = PolicyRequest(
                 principal=actor, action=action, domain=stream.name,
-                resource_type=ResourceType.ENTRY, resource_id=str(entry.id),
-                layer=entry.layer.value, kind=entry.kind.value, author=entry.author,
-                has_evidence=bool(entry.provenance.evidence_refs), **facts,
+                resource_type=ResourceType.ENTRY, resource_id=str(entry.id), **{**stored, **facts},
             )
             decision = self.authorize(session, stream, request)
             try:

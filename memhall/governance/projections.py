@@ -180,7 +180,7 @@ def _written_action(e: Entry.Written) -> tuple[str, str]:
 
 @audits(Entry.Promoted)
 def _promoted_action(e: Entry.Promoted) -> tuple[str, str]:
-    return ("ratify" if e.promotion_id else "promote", e.to_layer.value)
+    return ("promote", e.to_layer.value)
 
 
 @audits(Entry.Demoted)
