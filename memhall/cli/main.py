@@ -57,10 +57,11 @@ def cli(ctx: click.Context, store: str | None, actor: str | None, domain: str | 
 
 
 def _register() -> None:
-    from memhall.cli import domain, hall, maintenance, tour
+    from memhall.cli import domain, hall, maintenance, promotion, tour
 
     for group in (domain.domain, hall.handoff, hall.wrap_up, hall.write, hall.show, hall.search,
-                  hall.log, hall.retire, hall.close, maintenance.rebuild, maintenance.init, tour.tour):
+                  hall.log, hall.retire, hall.close, maintenance.rebuild, maintenance.init,
+                  tour.tour, *promotion.commands):
         cli.add_command(group)
     try:
         from memhall.cli.policy import policy

@@ -1,0 +1,5 @@
+"""`python -m memhall` runs the CLI."""
+
+from memhall.cli.main import main
+
+main()

@@ -1,0 +1,138 @@
+"""`memhall tour`: a short guided scenario on a scratch SQLite store."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import click
+
+from memhall.cli import render
+from memhall.domains.entry import draft
+from memhall.domains.errors import MemhallError
+from memhall.domains.values import Layer
+from memhall.governance import history, promotions, sessions
+from memhall.governance.hall import Hall
+from memhall.governance.store import Store
+
+TOUR_ROLES = """\
+# The tour's own roles: one human owner, three agents, one domain.
+domains: [company]
+principals:
+  maki: human
+  claude: agent
+  codex: agent
+  gemini: agent
+roles:
+  company:
+    ratify_owner: [maki]
+    system_chair: [claude]
+    session_chair: [codex]
+    seat: [gemini]
+"""
+
+
+def _step(title: str) -> None:
+    click.echo(f"\n== {title}")
+
+
+def _run(what: str, fn: Callable[[], Any]) -> Any:
+    click.echo(f"$ {what}")
+    return fn()
+
+
+def _refused(what: str, fn: Callable[[], Any]) -> None:
+    click.echo(f"$ {what}")
+    try:
+        fn()
+    except MemhallError as error:
+        click.echo(f"error: {error}   (exit {error.exit_code}; recorded as a refusal event)")
+    else:  # pragma: no cover - the tour's point is that this is refused
+        raise click.ClickException(f"the tour expected a refusal: {what}")
+
+
+def _hall(workdir: Path) -> Hall:
+    from memhall.policies.engine import PolicySet, init_policy_dir
+
+    policy = workdir / "memhall-policy"
+    init_policy_dir(policy)
+    (policy / "roles.yaml").write_text(TOUR_ROLES)
+    click.echo(f"scratch store: {workdir / 'memhall.db'}\npolicy:        {policy}/ (roles.yaml below)")
+    click.echo("".join(f"  {line}\n" for line in TOUR_ROLES.splitlines()[1:]).rstrip())
+    return Hall(Store(f"sqlite:///{workdir / 'memhall.db'}"), PolicySet.load(policy))
+
+
+@click.command()
+@click.option("--dir", "workdir", type=click.Path(file_okay=False, path_type=Path),
+              help="Keep the scratch store here (default: a temporary directory).")
+def tour(workdir: Path | None) -> None:
+    """A guided scenario: wrap-up, handoff, history search, refusals, promotion."""
+    with tempfile.TemporaryDirectory(prefix="memhall-tour-") as scratch:
+        folder = workdir or Path(scratch)
+        folder.mkdir(parents=True, exist_ok=True)
+        _tour(_hall(folder))
+
+
+def _tour(hall: Hall) -> None:
+    _step("1. The owner creates the domain: every domain is its own event stream")
+    _run("memhall --as maki domain create company", lambda: hall.create_domain("maki", "company"))
+
+    _step("2. Session one (codex) records an old lesson and wraps up")
+    _run('memhall --as codex write --layer L2 --kind lesson "Where we left off on the billing migration: ..."',
+         lambda: hall.write("codex", "company", draft(
+             layer="L2", kind="lesson",
+             text="Where we left off on the billing migration: the dry run failed, roll back first")))
+    _run('memhall --as codex wrap-up -s "Billing migration paused after the failed dry run"',
+         lambda: sessions.wrap_up(hall, "codex", "company", "Billing migration paused after the failed dry run"))
+
+    _step("3. Session two (codex) picks up, ships, wraps up leaving an open loop")
+    _run('memhall --as codex wrap-up -s "Invoices v2 live; next: reminder e-mails" --open "..."',
+         lambda: sessions.wrap_up(hall, "codex", "company", "Invoices v2 live; next: reminder e-mails",
+                                  opens=["send the first reminder e-mails"]))
+
+    _step("4. Session three starts: handoff reads the LATEST state by time")
+    view = _run("memhall --as codex --domain company handoff",
+                lambda: sessions.handoff(hall, "codex", "company"))
+    click.echo(render.handoff(view))
+    shown = {e.kind for e in view.latest}
+    click.echo(f"-> the old, more similar lesson is {'NOT ' if 'lesson' not in shown else ''}in the handoff.")
+
+    _step("5. Search is history, labelled as such, never current state")
+    found = _run('memhall --as codex search "where we left off billing migration"',
+                 lambda: history.search(hall, "codex", "company", "where we left off billing migration"))
+    click.echo(render.search(found))
+
+    _step("6. Refusals: each is one clear line, an exit code, and an audit event")
+    _refused('memhall --as codex --domain compnay write "typo in the domain"',
+             lambda: hall.write("codex", "compnay", draft(text="typo in the domain")))
+    _refused('memhall --as gemini write --layer L2 "a seat writing the hall"',
+             lambda: hall.write("gemini", "company", draft(layer="L2", text="a seat writing the hall")))
+
+    _step("7. Promotion: a seat's answer (L1) -> L2 -> L3, only the owner ratifies")
+    answer = UUID(_run('memhall --as gemini write "Reminder e-mails go out at 09:00 local time"',
+                       lambda: hall.write("gemini", "company", draft(
+                           text="Reminder e-mails go out at 09:00 local time"))).entry_id)
+    _run("memhall --as codex promote ID --useful yes --evidence ticket-88 --not-temporary yes --safe yes",
+         lambda: promotions.promote(hall, "codex", "company", answer, useful=True, evidence=("ticket-88",),
+                                    not_temporary=True, safe=True))
+    nomination = _run('memhall --as claude nominate ID --to L3 --stale-fact "unchanged for a quarter"',
+                      lambda: promotions.nominate(hall, "claude", "company", answer, Layer.L3,
+                                                  "unchanged for a quarter"))
+    _refused("memhall --as claude ratify PROMOTION   # the system chair organizes, never ratifies",
+             lambda: promotions.ratify(hall, "claude", "company", nomination.id))
+    _run("memhall --as maki ratify PROMOTION", lambda: promotions.ratify(hall, "maki", "company", nomination.id))
+    click.echo(render_layer(promotions.ratified(hall, "maki", "company", "L3")))
+    click.echo(render_layer(promotions.ratified(hall, "maki", "company", "L4")))
+
+    _step("8. Every event, allowed or refused, is in the domain's log")
+    for event in history.log(hall, "maki", "company", limit=6):
+        click.echo(render.event_line(event))
+    click.echo("\nTour done. Next: `memhall init` in your project, then `memhall policy check`.")
+
+
+def render_layer(view: Any) -> str:
+    lines = [view.message] + [f"  [{e.layer}] {e.id}: {e.text}" for e in view.entries]
+    return "\n".join(lines)
