@@ -31,7 +31,20 @@ def configure_logging(verbose: int) -> None:
     )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class HallGroup(click.Group):
+    """The root group: a user's error becomes one line on stderr and its exit code."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except MemhallError as error:
+            if ctx.find_object(App) and ctx.ensure_object(App).verbose:
+                raise
+            click.echo(f"error: {error}", err=True)
+            ctx.exit(error.exit_code)
+
+
+@click.group(cls=HallGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--store", envvar="MEMHALL_STORE", metavar="URL|PATH",
               help="SQLAlchemy URL or SQLite file path (default: nearest .memhall/).")
 @click.option("--as", "actor", envvar="MEMHALL_AGENT", metavar="PRINCIPAL",
