@@ -207,6 +207,37 @@ class Hall:
         return WriteResult(entry_id=str(new.id), domain=stream.name, layer=entry.layer.value,
                            rule=decision.rule_id)
 
+    def write_many(self, actor: str, domain: str, entries: list[EntryDraft]) -> list[WriteResult]:
+        """The batched import path: many entries, one transaction, each one
+        authorized and deduplicated (against the store and within the batch)."""
+        actor = principal_name(actor)
+        stream = self.stream(domain, actor=actor, action=Action.WRITE_L1)
+        results: list[WriteResult] = []
+        with self.writing() as session:
+            fresh: list[Entry] = []
+            seen: dict[str, str] = {}
+            for entry in entries:
+                action = Action.WRITE_L2 if entry.layer is Layer.L2 else Action.WRITE_L1
+                request = PolicyRequest(
+                    principal=actor, action=action, domain=stream.name,
+                    resource_type=ResourceType.ENTRY, target_layer=entry.layer.value,
+                    kind=entry.kind.value, author=actor,
+                    has_evidence=bool(entry.provenance.evidence_refs),
+                )
+                decision = self.authorize(session, stream, request)
+                key = entry.dedup_key()
+                duplicate = seen.get(key) or self._duplicate(session, stream, entry)
+                if duplicate is None:
+                    new = Entry.write(stream.name, entry, actor=actor, rule=decision.rule_id,
+                                      implanted=self.implanted_confidence)
+                    fresh.append(new)
+                    seen[key] = str(new.id)
+                results.append(WriteResult(entry_id=duplicate or seen[key], domain=stream.name,
+                                           layer=entry.layer.value, duplicate_of=duplicate,
+                                           rule=decision.rule_id))
+            stream.save(session, *fresh)
+        return results
+
     def _duplicate(self, session: Session, stream: DomainStream, entry: EntryDraft) -> str | None:
         entries = stream.tables.entries
         row = session.execute(

@@ -27,8 +27,10 @@ from memhall.governance.tables import SYSTEM, DomainTables, domains_table, regis
 class DomainStream:
     """Everything of one domain's stream within one store."""
 
-    def __init__(self, store: Store, name: str, mapper: PydanticMapper) -> None:
+    def __init__(self, store: Store, name: str, mapper: PydanticMapper, *, chained: bool = True) -> None:
         self.name = name
+        #: False only in benchmarks that measure what the chain costs
+        self.chained = chained
         self.tables: DomainTables = tables_for(name)
         self.recorder = SQLAlchemyApplicationRecorder(
             store.datastore, events_table_name=self.tables.events_name
@@ -73,15 +75,17 @@ class DomainStream:
         if not pending:
             return []
         recordings = self.events.put(pending, session=session)
-        positions = [r.notification.id for r in recordings]
-        self._chain(session, [(r.notification, r.domain_event) for r in recordings])
-        return positions
+        for recording in recordings:
+            projections.apply(session, self.tables, cast(DomainEvent, recording.domain_event),
+                              recording.notification.id)
+        if self.chained:
+            self._chain(session, [r.notification for r in recordings])
+        return [r.notification.id for r in recordings]
 
-    def _chain(self, session: Session, recorded: Sequence[tuple[Any, Any]]) -> None:
+    def _chain(self, session: Session, notifications: Sequence[Any]) -> None:
         head = self.head(session)
         rows = []
-        for notification, domain_event in recorded:
-            projections.apply(session, self.tables, cast(DomainEvent, domain_event), notification.id)
+        for notification in notifications:
             head = link(self.name, head, as_chained(notification))
             rows.append({"position": notification.id, "head": head})
         session.execute(insert(self.tables.chain), rows)
@@ -107,8 +111,9 @@ def as_chained(record: Any) -> ChainedEvent:
 class Streams:
     """The registry of domains in a store, and their streams."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, *, chained: bool = True) -> None:
         self.store = store
+        self.chained = chained
         self.mapper = new_mapper()
         self._streams: dict[str, DomainStream] = {}
         self._known: set[str] = set()
@@ -128,7 +133,8 @@ class Streams:
     def _stream(self, name: str) -> DomainStream:
         stream = self._streams.get(name)
         if stream is None:
-            stream = self._streams[name] = DomainStream(self.store, name, self.mapper)
+            stream = self._streams[name] = DomainStream(self.store, name, self.mapper,
+                                                        chained=self.chained)
         return stream
 
     def names(self) -> list[str]:

@@ -167,3 +167,13 @@ def test_superseding_takes_the_old_state_out_of_handoff(hall: Hall) -> None:
 
     assert [e.id for e in view.latest] == [new.entry_id]
     assert history.show(hall, "codex", "company", UUID(old.entry_id)).entry.superseded_by == new.entry_id
+
+
+def test_the_batched_import_writes_all_or_nothing_and_deduplicates(hall: Hall) -> None:
+    results = hall.write_many("codex", "company", [draft(text="a"), draft(text="b"), draft(text="A")])
+
+    assert results[2].duplicate_of == results[0].entry_id
+    assert len({r.entry_id for r in results}) == 2
+    with pytest.raises(PolicyDeniedError):
+        hall.write_many("gemini", "company", [draft(text="c"), draft(text="d", layer="L2")])
+    assert history.search(hall, "codex", "company", "c").results == []

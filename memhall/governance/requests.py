@@ -1,0 +1,322 @@
+"""MEMORY REQUESTs and materialization records: their projections and use cases.
+
+Expiry is a fact of the clock, not of a daemon: a read compares `expires_at`
+with the hall's clock and shows an overdue request as expired without writing
+(reads never take the write lock); the `Expired` event is recorded the next
+time a write touches the request (an answer, or a new request in the domain,
+which sweeps the overdue ones). The log thus says when the hall *noticed*.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any, Protocol, runtime_checkable
+from uuid import UUID
+
+from sqlalchemy import Connection, insert, select, update
+from sqlalchemy.orm import Session
+
+from memhall.domains.errors import InvalidTransitionError, InvalidValueError, NotFoundError
+from memhall.domains.materialization import Excluded, Materialization
+from memhall.domains.request import DEFAULT_EXPIRY, MemoryRequest, RequestStatus, effective_status
+from memhall.domains.values import principal_name
+from memhall.governance.hall import Hall
+from memhall.governance.projections import Db, audits, projects, utc
+from memhall.governance.sessions import handoff_sections
+from memhall.governance.streams import DomainStream
+from memhall.governance.tables import DomainTables
+from memhall.governance.views import View, as_utc
+from memhall.policies.model import Action, Decision, PolicyRequest, ResourceType
+
+EXPIRY_RULE = "requests-expire-on-the-clock"
+SWEEP_LIMIT = 100
+
+
+class RequestView(View):
+    id: str
+    domain: str
+    seat: str
+    need: str
+    requested_by: str
+    status: str
+    answer_entry: str | None = None
+    answered_by: str | None = None
+    created_at: datetime
+    expires_at: datetime
+
+    @property
+    def summary(self) -> str:
+        return f"{self.id} for {self.seat} (by {self.requested_by}, expires {self.expires_at:%Y-%m-%d %H:%M}Z): {self.need}"
+
+
+class MaterializationView(View):
+    id: str
+    domain: str
+    seat: str
+    task: str
+    by: str
+    log_position: int
+    ledger_a: list[str]
+    ledger_b: list[str]
+    ledger_c: list[dict[str, str]]
+    digest: str
+    created_at: datetime
+
+
+# -- projections -----------------------------------------------------------------
+
+
+@projects(MemoryRequest.Requested)
+def _requested(db: Db, t: DomainTables, e: MemoryRequest.Requested, position: int) -> None:
+    db.execute(insert(t.requests).values(
+        id=str(e.originator_id), seat=e.seat, need=e.need, requested_by=e.actor,
+        status=RequestStatus.OPEN.value, created_at=utc(e.requested_at),
+        expires_at=utc(e.expires_at), position=position,
+    ))
+
+
+@projects(MemoryRequest.Answered)
+def _answered(db: Db, t: DomainTables, e: MemoryRequest.Answered, position: int) -> None:
+    db.execute(update(t.requests).where(t.requests.c.id == str(e.originator_id)).values(
+        status=RequestStatus.ANSWERED.value, answer_entry=str(e.entry_id), answered_by=e.actor,
+        position=position,
+    ))
+
+
+@projects(MemoryRequest.Expired)
+def _expired(db: Db, t: DomainTables, e: MemoryRequest.Expired, position: int) -> None:
+    db.execute(update(t.requests).where(t.requests.c.id == str(e.originator_id)).values(
+        status=RequestStatus.EXPIRED.value, position=position,
+    ))
+
+
+@projects(Materialization.Recorded)
+def _materialized(db: Db, t: DomainTables, e: Materialization.Recorded, position: int) -> None:
+    db.execute(insert(t.materializations).values(
+        id=str(e.originator_id), seat=e.seat, task=e.task, by=e.actor,
+        log_position=e.log_position, ledger_a=list(e.ledger_a), ledger_b=list(e.ledger_b),
+        ledger_c=[x.model_dump() for x in e.ledger_c], digest=e.digest,
+        created_at=utc(e.materialized_at), position=position,
+    ))
+
+
+@audits(MemoryRequest.Requested)
+def _requested_action(e: MemoryRequest.Requested) -> tuple[str, str]:
+    return ("request", "")
+
+
+@audits(MemoryRequest.Answered)
+def _answered_action(e: MemoryRequest.Answered) -> tuple[str, str]:
+    return ("answer", "")
+
+
+@audits(MemoryRequest.Expired)
+def _expired_action(e: MemoryRequest.Expired) -> tuple[str, str]:
+    return ("request_expired", "")
+
+
+@audits(Materialization.Recorded)
+def _materialized_action(e: Materialization.Recorded) -> tuple[str, str]:
+    return ("materialize", "")
+
+
+# -- memory requests -------------------------------------------------------------
+
+
+def request_memory(hall: Hall, actor: str, domain: str, seat: str, need: str,
+                   expires_in: timedelta = DEFAULT_EXPIRY) -> RequestView:
+    """Record a MEMORY REQUEST; overdue requests of the domain expire in the same write."""
+    actor = principal_name(actor)
+    seat = principal_name(seat)
+    stream = hall.stream(domain, actor=actor, action=Action.REQUEST)
+    now = hall.clock()
+    with hall.writing() as session:
+        policy = PolicyRequest(principal=actor, action=Action.REQUEST, domain=stream.name,
+                               resource_type=ResourceType.DOMAIN, seat=seat)
+        decision = hall.authorize(session, stream, policy)
+        try:
+            new = MemoryRequest.issue(stream.name, seat, need, now=now, expires_in=expires_in,
+                                      actor=actor, rule=decision.rule_id)
+        except InvalidValueError as error:
+            hall.refuse(session, stream, policy, error, rule=decision.rule_id)
+        stream.save(session, *_overdue(session, stream, now, actor), new)
+    return _request_view(stream, new)
+
+
+def answer(hall: Hall, actor: str, domain: str, request_id: UUID, entry_id: UUID) -> RequestView:
+    """Resolve a request with an existing L2+ entry of the same domain (never an inference)."""
+    actor = principal_name(actor)
+    stream = hall.stream(domain, actor=actor, action=Action.ANSWER)
+    now = hall.clock()
+    with hall.writing() as session:
+        found: MemoryRequest = stream.get(request_id, "memory request")
+        policy = PolicyRequest(principal=actor, action=Action.ANSWER, domain=stream.name,
+                               resource_type=ResourceType.DOMAIN, resource_id=str(request_id),
+                               seat=found.seat)
+        decision = hall.authorize(session, stream, policy)
+        if found.expire_if_due(now=now, actor=actor, rule=EXPIRY_RULE):
+            stream.save(session, found)
+        entries = stream.tables.entries
+        row = session.execute(select(entries.c.layer, entries.c.status)
+                              .where(entries.c.id == str(entry_id))).first()
+        problem = (
+            NotFoundError("entry", entry_id) if row is None
+            else InvalidValueError(f"entry {entry_id} is {row.status}: answer with current memory")
+            if row.status != "active"
+            else InvalidValueError(f"entry {entry_id} is L1, a candidate: an answer cites L2 or above, "
+                                   "never an inference") if row.layer == "L1" else None
+        )
+        try:
+            if problem is not None:
+                raise problem
+            found.answer(entry_id, now=now, actor=actor, rule=decision.rule_id)
+        except (InvalidValueError, InvalidTransitionError, NotFoundError) as error:
+            hall.refuse(session, stream, policy, error, rule=decision.rule_id)
+        stream.save(session, found)
+    return _request_view(stream, found)
+
+
+def pending(hall: Hall, actor: str, domain: str, *, seat: str | None = None,
+            limit: int = 50) -> list[RequestView]:
+    """Open requests, oldest first; an overdue one is not open (see the module note)."""
+    stream, _ = hall.ask(actor, Action.READ, domain)
+    return open_requests(hall.store.read, stream, hall.clock(), seat=seat, limit=limit)
+
+
+def open_requests(read: Any, stream: DomainStream, now: datetime, *, seat: str | None = None,
+                  limit: int = 50) -> list[RequestView]:
+    t = stream.tables.requests
+    query = select(t).where(t.c.status == RequestStatus.OPEN.value, t.c.expires_at > now)
+    if seat:
+        query = query.where(t.c.seat == seat)
+    with read() as conn:
+        rows = conn.execute(query.order_by(t.c.created_at, t.c.id).limit(limit)).all()
+    return [_row_view(stream.name, r, now) for r in rows]
+
+
+def unresolved_pending(db: Db, stream: DomainStream, ids: Sequence[str], now: datetime) -> str | None:
+    """Why `write --pending` must be refused, or None when every id is an open request."""
+    t = stream.tables.requests
+    for ident in ids:
+        row = db.execute(select(t.c.status, t.c.expires_at).where(t.c.id == ident)).first()
+        if row is None:
+            return f"--pending {ident}: no memory request {ident} in {stream.name}"
+        status = effective_status(RequestStatus(row.status), as_utc(row.expires_at), now)
+        if status is not RequestStatus.OPEN:
+            return f"--pending {ident}: the memory request is {status.value}, not open"
+    return None
+
+
+def handoff_requests(conn: Connection, stream: DomainStream,
+                     now: datetime | None = None) -> dict[str, list[dict[str, Any]]]:
+    """Handoff section: the requests still recorded open (past-expiry ones are
+    left out when the caller passes the clock)."""
+    t = stream.tables.requests
+    query = select(t).where(t.c.status == RequestStatus.OPEN.value)
+    if now is not None:
+        query = query.where(t.c.expires_at > now)
+    rows = conn.execute(query.order_by(t.c.created_at, t.c.id).limit(20)).all()
+    views = [_row_view(stream.name, r, now) for r in rows]
+    return {"open_requests": [{**v.model_dump(mode="json"), "summary": v.summary} for v in views]}
+
+
+handoff_sections.append(handoff_requests)
+
+
+def _overdue(session: Session, stream: DomainStream, now: datetime, actor: str) -> list[MemoryRequest]:
+    t = stream.tables.requests
+    ids = session.execute(select(t.c.id).where(t.c.status == RequestStatus.OPEN.value,
+                                               t.c.expires_at <= now)
+                          .order_by(t.c.expires_at, t.c.id).limit(SWEEP_LIMIT)).scalars().all()
+    due: list[MemoryRequest] = []
+    for ident in ids:
+        request: MemoryRequest = stream.get(UUID(ident), "memory request")
+        if request.expire_if_due(now=now, actor=actor, rule=EXPIRY_RULE):
+            due.append(request)
+    return due
+
+
+def _request_view(stream: DomainStream, r: MemoryRequest) -> RequestView:
+    return RequestView(
+        id=str(r.id), domain=stream.name, seat=r.seat, need=r.need, requested_by=r.requested_by,
+        status=r.status.value, answer_entry=str(r.answer_entry) if r.answer_entry else None,
+        answered_by=r.answered_by, created_at=as_utc(r.requested_at), expires_at=as_utc(r.expires_at),
+    )
+
+
+def _row_view(domain: str, row: Any, now: datetime | None) -> RequestView:
+    data = dict(row._mapping)
+    data.pop("position", None)
+    data["created_at"], data["expires_at"] = as_utc(data["created_at"]), as_utc(data["expires_at"])
+    if now is not None:
+        data["status"] = effective_status(RequestStatus(data["status"]), data["expires_at"], now).value
+    return RequestView(domain=domain, **data)
+
+
+# -- materialization records -----------------------------------------------------
+
+
+@runtime_checkable
+class KnowsRoles(Protocol):
+    def roles_of(self, principal: str, domain: str) -> frozenset[str]: ...
+
+
+def authorize_materialization(hall: Hall, actor: str, domain: str, seat: str) -> tuple[DomainStream, Decision]:
+    """The policy's word, then two isolation rules the policy cannot see:
+    a chair never materializes for itself, and the seat must belong to the domain."""
+    actor, seat = principal_name(actor), principal_name(seat)
+    stream, decision = hall.ask(actor, Action.MATERIALIZE, domain, seat=seat)
+    policy = PolicyRequest(principal=actor, action=Action.MATERIALIZE, domain=stream.name,
+                           resource_type=ResourceType.DOMAIN, seat=seat)
+    problem: tuple[str, str] | None = None
+    if seat == actor:
+        problem = ("no-self-materialization",
+                   f"refused: {actor} cannot materialize memory for itself; the system chair "
+                   "materializes for another seat")
+    elif isinstance(hall.gate, KnowsRoles) and not hall.gate.roles_of(seat, stream.name):
+        problem = ("seat-belongs-to-the-domain",
+                   f"refused: {seat} holds no role in {stream.name}; nothing is materialized "
+                   "across domains")
+    if problem is not None:
+        from memhall.domains.errors import PolicyDeniedError
+
+        with hall.writing() as session:
+            hall.refuse(session, stream, policy, PolicyDeniedError(problem[1]), rule=problem[0])
+    return stream, decision
+
+
+def record_materialization(
+    hall: Hall, actor: str, stream: DomainStream, *, seat: str, task: str, log_position: int,
+    ledger_a: Sequence[str], ledger_b: Sequence[str], ledger_c: Sequence[Excluded], digest: str,
+) -> str:
+    """Record what was handed to the seat (after the policy allowed it again, in the write)."""
+    with hall.writing() as session:
+        policy = PolicyRequest(principal=actor, action=Action.MATERIALIZE, domain=stream.name,
+                               resource_type=ResourceType.DOMAIN, seat=seat)
+        decision = hall.authorize(session, stream, policy)
+        record = Materialization.record(
+            stream.name, seat, task, log_position=log_position, ledger_a=tuple(ledger_a),
+            ledger_b=tuple(ledger_b), ledger_c=tuple(ledger_c), digest=digest, now=hall.clock(),
+            actor=actor, rule=decision.rule_id)
+        stream.save(session, record)
+    return str(record.id)
+
+
+def materializations(hall: Hall, actor: str, domain: str, *, seat: str | None = None,
+                     limit: int = 20) -> list[MaterializationView]:
+    """What each seat was shown, newest first."""
+    stream, _ = hall.ask(actor, Action.READ, domain)
+    t = stream.tables.materializations
+    query = select(t)
+    if seat:
+        query = query.where(t.c.seat == seat)
+    with hall.store.read() as conn:
+        rows = conn.execute(query.order_by(t.c.position.desc()).limit(limit)).all()
+    views = []
+    for row in rows:
+        data = dict(row._mapping)
+        data.pop("position")
+        data["created_at"] = as_utc(data["created_at"])
+        views.append(MaterializationView(domain=stream.name, **data))
+    return views
