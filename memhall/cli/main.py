@@ -6,10 +6,11 @@ A user's error is one line on stderr, never a traceback (-v adds it back).
 
 from __future__ import annotations
 
+import importlib
 import sys
+import time
 
 import click
-import structlog
 
 from memhall.cli.context import App, json_option
 from memhall.domains.errors import MemhallError
@@ -18,7 +19,13 @@ EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_REFUSED, EXIT_AUDIT = 0, 1, 2, 3, 4
 
 
 def configure_logging(verbose: int) -> None:
-    level = 10 if verbose else 40  # DEBUG with -v, else errors only
+    """Key-value logs on stderr with -v; without it structlog is not even
+    imported (it costs ~0.1 s of start-up on the handoff path)."""
+    if not verbose:
+        return
+    import structlog
+
+    level = 10 if verbose > 1 else 20
     structlog.configure(
         processors=[
             structlog.processors.add_log_level,
@@ -32,7 +39,20 @@ def configure_logging(verbose: int) -> None:
 
 
 class HallGroup(click.Group):
-    """The root group: a user's error becomes one line on stderr and its exit code."""
+    """The root group: commands load lazily, and a user's error becomes one line
+    on stderr and its exit code."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*COMMANDS, *super().list_commands(ctx)})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return super().get_command(ctx, cmd_name)
+        module, attribute = target.split(":")
+        command = getattr(importlib.import_module(module), attribute)
+        assert isinstance(command, click.Command)
+        return command
 
     def invoke(self, ctx: click.Context) -> object:
         try:
@@ -67,23 +87,44 @@ def cli(ctx: click.Context, store: str | None, actor: str | None, domain: str | 
     app.store_arg, app.actor_arg, app.domain_arg = store, actor, domain
     app.policy_arg, app.verbose = policy, verbose
     configure_logging(verbose)
+    if verbose:
+        import structlog
+
+        log = structlog.get_logger()
+        started = time.perf_counter()
+        log.info("command.start", command=ctx.invoked_subcommand, store=store, actor=actor, domain=domain)
+        ctx.call_on_close(lambda: log.info("command.done", command=ctx.invoked_subcommand,
+                                           seconds=round(time.perf_counter() - started, 4)))
 
 
-def _register() -> None:
-    from memhall.cli import domain, hall, maintenance, promotion, tour
-
-    for group in (domain.domain, hall.handoff, hall.wrap_up, hall.write, hall.show, hall.search,
-                  hall.log, hall.retire, hall.close, maintenance.rebuild, maintenance.init,
-                  tour.tour, *promotion.commands):
-        cli.add_command(group)
-    try:
-        from memhall.cli.policy import policy
-    except ImportError:  # pragma: no cover - the policy group ships with the package
-        return
-    cli.add_command(policy)
-
-
-_register()
+#: command name -> "module:attribute"; a command's module is imported only when
+#: it runs, which keeps `memhall handoff` off the policy-review and ledger imports
+COMMANDS = {
+    "domain": "memhall.cli.domain:domain",
+    "handoff": "memhall.cli.hall:handoff",
+    "wrap-up": "memhall.cli.hall:wrap_up",
+    "write": "memhall.cli.hall:write",
+    "show": "memhall.cli.hall:show",
+    "search": "memhall.cli.hall:search",
+    "log": "memhall.cli.hall:log",
+    "retire": "memhall.cli.hall:retire",
+    "close": "memhall.cli.hall:close",
+    "rebuild": "memhall.cli.maintenance:rebuild",
+    "init": "memhall.cli.maintenance:init",
+    "tour": "memhall.cli.tour:tour",
+    "promote": "memhall.cli.promotion:promote",
+    "nominate": "memhall.cli.promotion:nominate",
+    "remind": "memhall.cli.promotion:remind",
+    "dissent": "memhall.cli.promotion:dissent",
+    "ratify": "memhall.cli.promotion:ratify",
+    "reject": "memhall.cli.promotion:reject",
+    "withdraw": "memhall.cli.promotion:withdraw",
+    "demote": "memhall.cli.promotion:demote",
+    "promotions": "memhall.cli.promotion:promotions_",
+    "knowledge": "memhall.cli.promotion:knowledge",
+    "canon": "memhall.cli.promotion:canon",
+    "policy": "memhall.cli.policy:policy",
+}
 
 
 def main(argv: list[str] | None = None) -> None:

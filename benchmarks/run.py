@@ -1,0 +1,160 @@
+"""memhall benchmarks: run by hand (`python benchmarks/run.py [--quick]`), never in the suite.
+
+Every figure is printed with its baseline measured in the same run, so the
+ratios hold on any machine. Stores are scratch SQLite files in a temp dir.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from uuid import uuid4
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from eventsourcing.persistence import EventStore  # noqa: E402
+from eventsourcing_sqlalchemy.recorders import SQLAlchemyApplicationRecorder  # noqa: E402
+
+from memhall.domains.entry import Entry, draft  # noqa: E402
+from memhall.governance import sessions  # noqa: E402
+from memhall.governance.hall import Hall  # noqa: E402
+from memhall.governance.mapper import new_mapper  # noqa: E402
+from memhall.governance.store import Store  # noqa: E402
+from memhall.policies.engine import PolicySet  # noqa: E402
+from memhall.policies.model import Action, Decision, PolicyRequest, ResourceType  # noqa: E402
+
+POLICY = PolicySet.load(None)
+
+
+class AllowAll:
+    """The baseline for what the policy costs: no decision work at all."""
+
+    def decide(self, request: PolicyRequest) -> Decision:
+        return Decision(allowed=True, rule_id="bench", message="", request=request)
+
+
+def rate(n: int, seconds: float) -> str:
+    return f"{n / seconds:,.0f}/s"
+
+
+def timed(fn: Callable[[], Any]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def new_hall(folder: Path, name: str, gate: Any = POLICY, chained: bool = True) -> Hall:
+    hall = Hall(Store(f"sqlite:///{folder / name}"), gate)
+    hall.streams.chained = chained
+    hall.create_domain("maki", "company")
+    return hall
+
+
+def bare_saves(folder: Path, n: int) -> float:
+    """A bare eventsourcing-sqlalchemy save of a similar event, one per transaction."""
+    store = Store(f"sqlite:///{folder / 'bare.db'}")
+    recorder = SQLAlchemyApplicationRecorder(store.datastore, events_table_name="bare_events")
+    recorder.create_table()
+    events = EventStore(new_mapper(), recorder)
+
+    def run() -> None:
+        for i in range(n):
+            entry = Entry.write("company", draft(text=f"bare note {i}"), actor="codex", rule="r", implanted=50)
+            with store.write() as session:
+                events.put(entry.collect_events(), session=session)
+
+    return timed(run)
+
+
+def hall_writes(hall: Hall, n: int, tag: str) -> float:
+    return timed(lambda: [hall.write("codex", "company", draft(text=f"{tag} note {i}")) for i in range(n)])
+
+
+def fill(hall: Hall, total: int, batch: int = 1000) -> None:
+    """Bulk entries through the batched import path, then a few wrap-ups on top."""
+    for start in range(0, total, batch):
+        hall.write_many("codex", "company", [
+            draft(text=f"lesson {i} about billing invoices deploys {i % 97}", layer="L2", kind="lesson",
+                  tags={"topics": [f"t{i % 50}"], "people": [f"p{i % 20}"]})
+            for i in range(start, min(total, start + batch))
+        ])
+    for i in range(3):
+        sessions.wrap_up(hall, "codex", "company", f"state {i}", opens=[f"loop {i}"])
+
+
+def median_ms(fn: Callable[[], Any], repeat: int = 15) -> float:
+    fn()
+    return statistics.median(timed(fn) for _ in range(repeat)) * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="10k instead of 100k entries")
+    args = parser.parse_args()
+    big = 10_000 if args.quick else 100_000
+    n = 300
+    with tempfile.TemporaryDirectory(prefix="memhall-bench-") as tmp:
+        folder = Path(tmp)
+        print(f"# memhall benchmarks (SQLite file, {n} single writes; big domain = {big:,} entries)\n")
+
+        bare = bare_saves(folder, n)
+        with_policy = new_hall(folder, "policy.db")
+        allow = new_hall(folder, "allow.db", AllowAll())
+        unchained = new_hall(folder, "unchained.db", POLICY, chained=False)
+        written = hall_writes(with_policy, n, "w")
+        allowed = hall_writes(allow, n, "a")
+        plain = hall_writes(unchained, n, "u")
+        batch_hall = new_hall(folder, "batch.db")
+        batched = timed(lambda: batch_hall.write_many(
+            "codex", "company", [draft(text=f"batched {i}") for i in range(n * 10)]))
+        print("## writes")
+        print(f"bare eventsourcing-sqlalchemy save : {rate(n, bare)} (baseline)")
+        print(f"memhall write, one per call         : {rate(n, written)} = {bare / written:.2f}x baseline")
+        print(f"memhall batched import (write_many) : {rate(n * 10, batched)} = "
+              f"{(n * 10 / batched) / (n / bare):.2f}x baseline")
+        print(f"write without the policy (allow-all): {rate(n, allowed)}; the policy adds "
+              f"{written / allowed:.2f}x the time of a write without it")
+        print(f"write without the hash chain        : {rate(n, plain)}; with the chain a write takes "
+              f"{written / plain:.2f}x the time\n")
+
+        request = PolicyRequest(principal="codex", action=Action.WRITE_L2, domain="company",
+                                resource_type=ResourceType.ENTRY, target_layer="L2", kind="claim")
+        decisions = 5000
+        varied = [request.model_copy(update={"kind": f"k{i}"}) for i in range(decisions)]
+        spent = timed(lambda: [POLICY.decide(r) for r in varied])
+        print("## policy")
+        print(f"decisions (parsed once, distinct requests): {rate(decisions, spent)} "
+              f"= {spent / decisions * 1e6:.0f} µs each\n")
+
+        small = new_hall(folder, "small.db")
+        fill(small, 1_000)
+        large = new_hall(folder, "large.db")
+        filled = timed(lambda: fill(large, big))
+        h_small = median_ms(lambda: sessions.handoff(small, "codex", "company", open_session=False))
+        h_large = median_ms(lambda: sessions.handoff(large, "codex", "company", open_session=False))
+        print("## handoff")
+        print(f"filled {big:,} entries through the batched path in {filled:.1f}s ({rate(big, filled)})")
+        print(f"handoff with 1k entries   : {h_small:.2f} ms")
+        print(f"handoff with {big // 1000}k entries : {h_large:.2f} ms (ratio {h_large / h_small:.2f}; "
+              "an index, not a scan)")
+        env = {"PYTHONPATH": str(ROOT), "MEMHALL_AGENT": "codex", "MEMHALL_DOMAIN": "company"}
+        cmd = [sys.executable, "-m", "memhall", "--store", str(folder / "large.db"), "handoff", "--no-session"]
+        walls = [timed(lambda: subprocess.run(cmd, env=env, capture_output=True, check=True)) for _ in range(5)]
+        print(f"`memhall handoff` as a process: {statistics.median(walls) * 1000:.0f} ms wall (median of 5)\n")
+
+        for extra in EXTRA:
+            extra(folder, small, large, big)
+
+
+EXTRA: list[Callable[[Path, Hall, Hall, int], None]] = []
+
+if __name__ == "__main__":
+    main()
