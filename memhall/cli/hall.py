@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import IO
 from uuid import UUID
 
 import click
@@ -80,7 +81,7 @@ def write(app: App, text: str | None, layer: str, kind: str, people: tuple[str, 
           places: tuple[str, ...], topics: tuple[str, ...], source_kind: str, source_agent: str | None,
           evidence_refs: tuple[str, ...], claim_root: str | None, confidence: int | None,
           interpretation: str | None, supersedes: UUID | None, pending: tuple[str, ...],
-          session_id: str | None, payload: click.utils.LazyFile | None) -> None:
+          session_id: str | None, payload: IO[str] | None) -> None:
     """Write an L1 or L2 entry (TEXT, or --payload JSON)."""
     claimed: dict[str, str] = {}
     if payload is not None:

@@ -121,10 +121,11 @@ class Promotion(Aggregate):
     def nominate(cls, entry_id: UUID, from_layer: Layer, to_layer: Layer, reason: str, *,
                  actor: str, rule: str) -> Promotion:
         path = path_to(to_layer)
-        if from_layer.next() is not to_layer:
+        above = from_layer.next()
+        if above is not to_layer:
             raise InvalidTransitionError(
                 f"entry is at {from_layer.value}: it can only be nominated for "
-                f"{from_layer.next().value if from_layer.next() else 'nothing higher'}"
+                f"{above.value if above else 'nothing higher'}"
             )
         if not reason.strip():
             what = "--stale-fact" if path is PromotionPath.STALE_FACT else "--reason"

@@ -58,6 +58,10 @@ def apply(db: Db, tables: DomainTables, event: DomainEvent, position: int) -> No
     _audit_row(db, tables, event, position)
 
 
+def _dialect(db: Db) -> str:
+    return db.get_bind().dialect.name if isinstance(db, Session) else db.dialect.name
+
+
 def utc(moment: datetime) -> datetime:
     return moment.astimezone(timezone.utc)
 
@@ -67,6 +71,7 @@ def _audit_row(db: Db, tables: DomainTables, event: DomainEvent, position: int) 
     action, layer = describe(event) if describe else (type(event).__name__.lower(), "")
     refused = isinstance(event, Refusal.Recorded)
     detail = event.reason if isinstance(event, Refusal.Recorded) else ""
+    resource = event.resource_id if isinstance(event, Refusal.Recorded) else str(event.originator_id)
     db.execute(
         insert(tables.audit).values(
             position=position,
@@ -75,7 +80,7 @@ def _audit_row(db: Db, tables: DomainTables, event: DomainEvent, position: int) 
             action=action,
             decision="refused" if refused else "allowed",
             rule=event.rule,
-            resource_id=str(event.originator_id) if not refused else event.resource_id,
+            resource_id=resource,
             layer=layer,
             topic=type(event).TOPIC,
             detail=detail,
@@ -115,7 +120,7 @@ def _entry_written(db: Db, t: DomainTables, e: Entry.Written, position: int) -> 
         )
     )
     body = " ".join([e.text, e.interpretation or "", *e.tags.people, *e.tags.places, *e.tags.topics])
-    if db.get_bind().dialect.name == "sqlite":
+    if _dialect(db) == "sqlite":
         db.execute(
             text(f"INSERT INTO {t.search_name} (entry_id, body) VALUES (:id, :body)"),
             {"id": str(e.originator_id), "body": body},
@@ -232,5 +237,5 @@ def clear(db: Db, tables: DomainTables) -> None:
     """Empty every projection of a domain (before a rebuild)."""
     for table in tables.projections:
         db.execute(delete(table))
-    if db.get_bind().dialect.name == "sqlite":
+    if _dialect(db) == "sqlite":
         db.execute(text(f"DELETE FROM {tables.search_name}"))

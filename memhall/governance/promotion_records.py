@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, insert, select, update
@@ -121,7 +122,11 @@ def _withdrawn(db: Db, t: DomainTables, e: Promotion.Withdrawn, position: int) -
     _set(db, t, e, position, status="withdrawn", decided_by=e.actor)
 
 
+def _described_as(action: str) -> Callable[[Any], tuple[str, str]]:
+    return lambda event: (action, "")
+
+
 for _cls, _action in ((Promotion.Nominated, "nominate"), (Promotion.ReminderRecorded, "remind"),
                       (Promotion.DissentRecorded, "dissent"), (Promotion.Ratified, "ratify"),
                       (Promotion.Rejected, "reject"), (Promotion.Withdrawn, "withdraw")):
-    audits(_cls)(lambda e, a=_action: (a, ""))
+    audits(_cls)(_described_as(_action))

@@ -11,23 +11,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from sqlalchemy import Connection, insert, select, update
 from sqlalchemy.orm import Session
 
 from memhall.domains.errors import InvalidTransitionError, InvalidValueError, NotFoundError
-from memhall.domains.materialization import Excluded, Materialization
+from memhall.domains.materialization import Materialization
 from memhall.domains.request import DEFAULT_EXPIRY, MemoryRequest, RequestStatus, effective_status
 from memhall.domains.values import principal_name
-from memhall.governance.hall import Hall
 from memhall.governance.projections import Db, audits, projects, utc
-from memhall.governance.sessions import handoff_sections
-from memhall.governance.streams import DomainStream
 from memhall.governance.tables import DomainTables
 from memhall.governance.views import View, as_utc
-from memhall.policies.model import Action, Decision, PolicyRequest, ResourceType
+from memhall.policies.model import Action, PolicyRequest, ResourceType
+
+if TYPE_CHECKING:  # streams and sessions import this module (it registers projections)
+    from memhall.governance.hall import Hall
+    from memhall.governance.streams import DomainStream
 
 EXPIRY_RULE = "requests-expire-on-the-clock"
 SWEEP_LIMIT = 100
@@ -48,20 +49,6 @@ class RequestView(View):
     @property
     def summary(self) -> str:
         return f"{self.id} for {self.seat} (by {self.requested_by}, expires {self.expires_at:%Y-%m-%d %H:%M}Z): {self.need}"
-
-
-class MaterializationView(View):
-    id: str
-    domain: str
-    seat: str
-    task: str
-    by: str
-    log_position: int
-    ledger_a: list[str]
-    ledger_b: list[str]
-    ledger_c: list[dict[str, str]]
-    digest: str
-    created_at: datetime
 
 
 # -- projections -----------------------------------------------------------------
@@ -208,8 +195,8 @@ def unresolved_pending(db: Db, stream: DomainStream, ids: Sequence[str], now: da
     return None
 
 
-def handoff_requests(conn: Connection, stream: DomainStream,
-                     now: datetime | None = None) -> dict[str, list[dict[str, Any]]]:
+def open_requests_section(conn: Connection, stream: DomainStream,
+                          now: datetime | None = None) -> dict[str, list[dict[str, Any]]]:
     """Handoff section: the requests still recorded open (past-expiry ones are
     left out when the caller passes the clock)."""
     t = stream.tables.requests
@@ -220,8 +207,6 @@ def handoff_requests(conn: Connection, stream: DomainStream,
     views = [_row_view(stream.name, r, now) for r in rows]
     return {"open_requests": [{**v.model_dump(mode="json"), "summary": v.summary} for v in views]}
 
-
-handoff_sections.append(handoff_requests)
 
 
 def _overdue(session: Session, stream: DomainStream, now: datetime, actor: str) -> list[MemoryRequest]:
@@ -252,71 +237,3 @@ def _row_view(domain: str, row: Any, now: datetime | None) -> RequestView:
     if now is not None:
         data["status"] = effective_status(RequestStatus(data["status"]), data["expires_at"], now).value
     return RequestView(domain=domain, **data)
-
-
-# -- materialization records -----------------------------------------------------
-
-
-@runtime_checkable
-class KnowsRoles(Protocol):
-    def roles_of(self, principal: str, domain: str) -> frozenset[str]: ...
-
-
-def authorize_materialization(hall: Hall, actor: str, domain: str, seat: str) -> tuple[DomainStream, Decision]:
-    """The policy's word, then two isolation rules the policy cannot see:
-    a chair never materializes for itself, and the seat must belong to the domain."""
-    actor, seat = principal_name(actor), principal_name(seat)
-    stream, decision = hall.ask(actor, Action.MATERIALIZE, domain, seat=seat)
-    policy = PolicyRequest(principal=actor, action=Action.MATERIALIZE, domain=stream.name,
-                           resource_type=ResourceType.DOMAIN, seat=seat)
-    problem: tuple[str, str] | None = None
-    if seat == actor:
-        problem = ("no-self-materialization",
-                   f"refused: {actor} cannot materialize memory for itself; the system chair "
-                   "materializes for another seat")
-    elif isinstance(hall.gate, KnowsRoles) and not hall.gate.roles_of(seat, stream.name):
-        problem = ("seat-belongs-to-the-domain",
-                   f"refused: {seat} holds no role in {stream.name}; nothing is materialized "
-                   "across domains")
-    if problem is not None:
-        from memhall.domains.errors import PolicyDeniedError
-
-        with hall.writing() as session:
-            hall.refuse(session, stream, policy, PolicyDeniedError(problem[1]), rule=problem[0])
-    return stream, decision
-
-
-def record_materialization(
-    hall: Hall, actor: str, stream: DomainStream, *, seat: str, task: str, log_position: int,
-    ledger_a: Sequence[str], ledger_b: Sequence[str], ledger_c: Sequence[Excluded], digest: str,
-) -> str:
-    """Record what was handed to the seat (after the policy allowed it again, in the write)."""
-    with hall.writing() as session:
-        policy = PolicyRequest(principal=actor, action=Action.MATERIALIZE, domain=stream.name,
-                               resource_type=ResourceType.DOMAIN, seat=seat)
-        decision = hall.authorize(session, stream, policy)
-        record = Materialization.record(
-            stream.name, seat, task, log_position=log_position, ledger_a=tuple(ledger_a),
-            ledger_b=tuple(ledger_b), ledger_c=tuple(ledger_c), digest=digest, now=hall.clock(),
-            actor=actor, rule=decision.rule_id)
-        stream.save(session, record)
-    return str(record.id)
-
-
-def materializations(hall: Hall, actor: str, domain: str, *, seat: str | None = None,
-                     limit: int = 20) -> list[MaterializationView]:
-    """What each seat was shown, newest first."""
-    stream, _ = hall.ask(actor, Action.READ, domain)
-    t = stream.tables.materializations
-    query = select(t)
-    if seat:
-        query = query.where(t.c.seat == seat)
-    with hall.store.read() as conn:
-        rows = conn.execute(query.order_by(t.c.position.desc()).limit(limit)).all()
-    views = []
-    for row in rows:
-        data = dict(row._mapping)
-        data.pop("position")
-        data["created_at"] = as_utc(data["created_at"])
-        views.append(MaterializationView(domain=stream.name, **data))
-    return views
