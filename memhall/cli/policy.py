@@ -1,0 +1,146 @@
+"""`memhall policy`: check, diff and explain the role policies kept as code."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from memhall.domains.errors import MemhallError
+from memhall.policies.diff import diff_against_git
+from memhall.policies.engine import PolicySet
+from memhall.policies.model import Action, PolicyRequest, ResourceType
+from memhall.policies.review import check as check_policy
+from memhall.policies.review import explain as explain_policy
+
+LOCAL_POLICY_DIR = Path("memhall-policy")
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def policy_dir(explicit: Path | None, option: Path | None) -> Path | None:
+    """DIR argument, else --policy, else MEMHALL_POLICY, else ./memhall-policy/
+    if present; None means the defaults shipped with memhall."""
+    for candidate in (explicit, option):
+        if candidate is not None:
+            return candidate
+    from_env = os.environ.get("MEMHALL_POLICY")
+    if from_env:
+        return Path(from_env)
+    return LOCAL_POLICY_DIR if LOCAL_POLICY_DIR.is_dir() else None
+
+
+def _fail(error: MemhallError) -> None:
+    click.echo(f"error: {error}", err=True)
+    sys.exit(error.exit_code)
+
+
+def _json_flag(command: F) -> F:
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")(command)
+
+
+@click.group(name="policy")
+@click.option(
+    "--policy", "policy_option", type=click.Path(path_type=Path, file_okay=False), default=None,
+    help="Policy directory (default: $MEMHALL_POLICY, ./memhall-policy/, or the built-in defaults).",
+)
+@click.pass_context
+def policy(ctx: click.Context, policy_option: Path | None) -> None:
+    """Check, diff and explain the role policies (Cedar rules and roles.yaml)."""
+    ctx.ensure_object(dict)
+    ctx.obj["policy_option"] = policy_option
+
+
+def _option(ctx: click.Context) -> Path | None:
+    obj = ctx.obj if isinstance(ctx.obj, dict) else {}
+    value = obj.get("policy_option")
+    return value if isinstance(value, Path) else None
+
+
+@policy.command()
+@click.argument("directory", required=False, type=click.Path(path_type=Path, file_okay=False))
+@click.option("--require-coverage", is_flag=True, help="Fail when a rule has no test case.")
+@_json_flag
+@click.pass_context
+def check(ctx: click.Context, directory: Path | None, require_coverage: bool, as_json: bool) -> None:
+    """Validate DIR's schema, rules and roles, and run its tests/*.yaml cases."""
+    report = check_policy(policy_dir(directory, _option(ctx)))
+    ok = report.ok and not (require_coverage and report.uncovered)
+    if as_json:
+        data = report.model_dump()
+        data["ok"] = ok
+        click.echo(json.dumps(data, indent=2))
+    else:
+        click.echo(report.text())
+    if not ok:
+        problems = len(report.errors) + len(report.failures) + len(report.leaks)
+        if not problems:
+            problems = len(report.uncovered)
+        click.echo(f"error: policy check failed ({problems} problem(s))", err=True)
+        sys.exit(1)
+
+
+@policy.command()
+@click.option("--base", "base", required=True, metavar="REV", help="Git revision to compare against.")
+@click.argument("directory", required=False, type=click.Path(path_type=Path, file_okay=False))
+@_json_flag
+@click.pass_context
+def diff(ctx: click.Context, base: str, directory: Path | None, as_json: bool) -> None:
+    """Show which principals gained or lost which permissions since REV (Markdown for a PR)."""
+    chosen = policy_dir(directory, _option(ctx))
+    if chosen is None:
+        raise click.UsageError("give the policy directory to diff (DIR, --policy or MEMHALL_POLICY)")
+    try:
+        result = diff_against_git(base, chosen)
+    except MemhallError as error:
+        _fail(error)
+        return
+    click.echo(result.to_json() if as_json else result.markdown(), nl=False)
+
+
+@policy.command()
+@click.option("--as", "principal", required=True, envvar="MEMHALL_AGENT", help="Acting principal.")
+@click.option("--action", required=True, type=click.Choice([a.value for a in Action]))
+@click.option("--domain", required=True, envvar="MEMHALL_DOMAIN")
+@click.option("--resource-type", type=click.Choice([r.value for r in ResourceType]), default=None,
+              help="Default: the first resource type the action applies to.")
+@click.option("--layer", default="", help="The entry's current layer (L1..L4).")
+@click.option("--target-layer", default="", help="The layer a write, promotion or demotion reaches.")
+@click.option("--kind", default="")
+@click.option("--author", default="")
+@click.option("--has-evidence", is_flag=True)
+@click.option("--nominated-by", default="")
+@click.option("--promotion-path", default="")
+@click.option("--reminder-sessions", type=click.IntRange(min=0), default=0)
+@click.option("--dissent-recorded", is_flag=True)
+@click.option("--seat", default="")
+@click.option("--claimed-principal", default="")
+@click.option("--claimed-domain", default="")
+@click.option("--claimed-layer", default="")
+@_json_flag
+@click.pass_context
+def explain(ctx: click.Context, /, as_json: bool, resource_type: str | None, **facts: Any) -> None:
+    """Decide one request and show the rule and the facts behind the decision."""
+    try:
+        policy_set = PolicySet.load(policy_dir(None, _option(ctx)))
+        action = Action(facts.pop("action"))
+        rtype = ResourceType(resource_type) if resource_type else policy_set.resource_types_for(action)[0]
+        request = PolicyRequest(action=action, resource_type=rtype, **facts)
+    except MemhallError as error:
+        _fail(error)
+        return
+    show_explanation(policy_set, request, as_json)
+
+
+def show_explanation(policy_set: PolicySet, request: PolicyRequest, as_json: bool) -> None:
+    """Print why `request` is allowed or denied.
+
+    The extension point for `explain --entry ID`: build the request from the
+    store's facts, then call this.
+    """
+    explanation = explain_policy(policy_set, request)
+    click.echo(explanation.model_dump_json(indent=2) if as_json else explanation.text())

@@ -1,0 +1,261 @@
+"""The evaluator: a policy directory loaded once, and one decision per request."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import cedarpy
+
+from memhall.domains.values import PrincipalType
+from memhall.policies.entities import (
+    RESOURCE_TYPES,
+    cedar_request,
+    principal_entity,
+    probe_applies,
+    resource_entity,
+)
+from memhall.policies.files import PolicySource, init_policy_dir, read_policy_dir
+from memhall.policies.model import Action, Decision, PolicyRequest, ResourceType
+from memhall.policies.roles import Role, Roles, load_roles
+from memhall.policies.rules import Rule, compile_rules, load_schema
+
+_BATCH = 1000
+_MEMO_SIZE = 4096
+
+
+class PolicySet:
+    """Schema, rules and role bindings, parsed and validated once.
+
+    The hall fails closed: anything wrong with the files raises
+    PolicyConfigError at load, and anything but a clean Allow is a deny.
+    """
+
+    def __init__(
+        self, source: PolicySource, schema: cedarpy.Schema, cedar: cedarpy.PolicySet,
+        rules: tuple[Rule, ...], roles: Roles,
+    ) -> None:
+        self.source = source
+        self.rules = rules
+        self.roles = roles
+        self._schema = schema
+        self._cedar = cedar
+        self._partitions = _partition(rules, cedar, hierarchy=_has_action_groups(schema))
+        self._order = {rule.id: i for i, rule in enumerate(rules)}
+        self._principals: dict[str, cedarpy.Entities] = {}
+        self._applies = probe_applies(source, schema, cedar)
+        # A decision depends only on the request's facts; unless some rule names
+        # a resource by id, the id is not one of them, so answers can be reused.
+        self._ids_matter = any(_names_a_resource(rule.text) for rule in rules)
+        self._memo: dict[tuple[object, ...], Decision] = {}
+
+    @classmethod
+    def load(cls, directory: Path | None = None) -> PolicySet:
+        """Load a policy directory; None loads the defaults shipped with memhall."""
+        source = read_policy_dir(directory)
+        schema = load_schema(source.schema)
+        cedar, rules = compile_rules(schema, source.schema, source.rules)
+        return cls(source, schema, cedar, rules, load_roles(source.roles))
+
+    # -- what the bindings say -------------------------------------------------
+
+    @property
+    def principals(self) -> tuple[str, ...]:
+        return tuple(self.roles.principals)
+
+    @property
+    def domains(self) -> tuple[str, ...]:
+        return self.roles.domains
+
+    def principal_type(self, principal: str) -> PrincipalType:
+        """Declared type; a principal roles.yaml does not know is an agent with no role."""
+        return self.roles.principals.get(principal, PrincipalType.AGENT)
+
+    def roles_of(self, principal: str, domain: str) -> frozenset[str]:
+        return frozenset(role.value for role in self.roles.of(principal, domain))
+
+    @property
+    def applies(self) -> Mapping[Action, tuple[ResourceType, ...]]:
+        """Action -> the resource types the schema lets it apply to."""
+        return self._applies
+
+    def resource_types_for(self, action: Action) -> tuple[ResourceType, ...]:
+        """The resource types the schema lets `action` apply to, entry first."""
+        return self._applies[action]
+
+    def rule(self, rule_id: str) -> Rule | None:
+        index = self._order.get(rule_id)
+        return None if index is None else self.rules[index]
+
+    # -- deciding --------------------------------------------------------------
+
+    def decide(self, request: PolicyRequest) -> Decision:
+        key = self._memo_key(request)
+        known = self._memo.get(key)
+        if known is not None:
+            return known if known.request == request else known.model_copy(update={"request": request})
+        decision = self._decide(request)
+        if len(self._memo) >= _MEMO_SIZE:
+            self._memo.clear()
+        self._memo[key] = decision
+        return decision
+
+    def _memo_key(self, request: PolicyRequest) -> tuple[object, ...]:
+        if self._ids_matter:
+            return tuple(request.__dict__.values())
+        return tuple(v for k, v in request.__dict__.items() if k != "resource_id")
+
+    def _decide(self, request: PolicyRequest) -> Decision:
+        entities = self._principals.get(request.principal)
+        if entities is None:
+            entities = self._principal_entities(request.principal)
+            if request.principal in self.roles.principals:
+                self._principals[request.principal] = entities
+        ptype = self.principal_type(request.principal)
+        return self._evaluate(request, ptype, entities)
+
+    def decide_as(
+        self, request: PolicyRequest, principal_type: PrincipalType, roles: Iterable[Role]
+    ) -> Decision:
+        """Decide for a hypothetical principal holding `roles` in the request's domain."""
+        held = {role: frozenset({request.domain}) for role in roles}
+        entity = principal_entity(request.principal, principal_type, held)
+        return self._evaluate(request, principal_type, cedarpy.Entities.from_json_str(json.dumps([entity])))
+
+    def decide_many(
+        self, requests: Sequence[PolicyRequest], as_type: PrincipalType | None = None
+    ) -> list[Decision]:
+        """Decide a batch (used by diff and check); the same answers as `decide`.
+
+        Resources get batch-local ids, so this is for requests whose rules do not
+        name a resource by id. `as_type` overrides every principal's type.
+        """
+        results = self._authorize_many(requests, as_type)
+        return [self._decision(r, result, names) for r, (result, names) in zip(requests, results)]
+
+    def allows_many(self, requests: Sequence[PolicyRequest]) -> list[bool]:
+        """Only the verdicts of `decide_many`: what diff needs, at less cost."""
+        return [
+            result.allowed and not result.diagnostics.errors
+            for result, _ in self._authorize_many(requests, None)
+        ]
+
+    def _authorize_many(
+        self, requests: Sequence[PolicyRequest], as_type: PrincipalType | None
+    ) -> list[tuple[cedarpy.AuthzResult, Mapping[str, Rule]]]:
+        # One entity set for the whole batch: each principal once, each distinct
+        # resource (by its facts) once. Parsing entities costs as much as deciding.
+        entities: dict[object, dict[str, Any]] = {}
+        cedar_requests: list[dict[str, Any]] = []
+        for request in requests:
+            ptype = as_type or self.principal_type(request.principal)
+            if ("principal", request.principal) not in entities:
+                entities[("principal", request.principal)] = self._principal_entity_for(
+                    request.principal, ptype
+                )
+            facts = resource_entity(request, "")
+            key = (facts["uid"]["type"], *facts["attrs"].values())
+            if key not in entities:
+                facts["uid"]["id"] = f"#{len(entities)}"
+                entities[key] = facts
+            cedar_requests.append(cedar_request(request, ptype, entities[key]["uid"]["id"]))
+        handle = cedarpy.Entities.from_json_str(json.dumps(list(entities.values())))
+        by_action: dict[Action, list[int]] = {}
+        for index, request in enumerate(requests):
+            by_action.setdefault(request.action, []).append(index)
+        answers: dict[int, tuple[cedarpy.AuthzResult, Mapping[str, Rule]]] = {}
+        for action, indices in by_action.items():
+            policies, names = self._partitions[action]
+            for start in range(0, len(indices), _BATCH):
+                chunk = indices[start : start + _BATCH]
+                batch = [cedar_requests[i] for i in chunk]
+                results = cedarpy.is_authorized_batch(batch, policies, handle, self._schema)
+                for index, result in zip(chunk, results):
+                    answers[index] = (result, names)
+        return [answers[i] for i in range(len(requests))]
+
+    def _evaluate(
+        self, request: PolicyRequest, ptype: PrincipalType, principal: cedarpy.Entities
+    ) -> Decision:
+        rid = request.resource_id or "-"
+        entities = principal.with_added_json_str(json.dumps([resource_entity(request, rid)]))
+        policies, names = self._partitions[request.action]
+        result = cedarpy.is_authorized(cedar_request(request, ptype, rid), policies, entities, self._schema)
+        return self._decision(request, result, names)
+
+    def _decision(
+        self, request: PolicyRequest, result: cedarpy.AuthzResult, names: Mapping[str, Rule]
+    ) -> Decision:
+        facts: dict[str, object] = request.model_dump(mode="json")
+        errors = result.diagnostics.errors
+        matched = sorted(
+            (names[p] for p in result.diagnostics.reasons if p in names),
+            key=lambda rule: self._order[rule.id],
+        )
+        ids = tuple(rule.id for rule in matched)
+        if result.allowed and not errors and matched:
+            return Decision(
+                allowed=True, rule_id=matched[0].id, rule_ids=ids,
+                message=matched[0].explain(facts), request=request,
+            )
+        forbids = [rule for rule in matched if rule.effect == "forbid"]
+        if forbids:
+            message = "; ".join(rule.explain(facts) for rule in forbids)
+            return Decision(
+                allowed=False, rule_id=forbids[0].id, rule_ids=tuple(r.id for r in forbids),
+                message=message, request=request,
+            )
+        if errors:
+            return Decision(allowed=False, rule_id="", message=_error_message(request, errors[0]), request=request)
+        message = f"no rule permits {request.action.value} for {request.principal} in {request.domain}"
+        if not self.roles.bindings.get((request.principal, request.domain)):
+            message += f" ({request.principal} holds no role there)"
+        return Decision(allowed=False, rule_id="", message=message, request=request)
+
+    def _principal_entity_for(self, principal: str, ptype: PrincipalType) -> dict[str, Any]:
+        held = {role: self.roles.domains_where(principal, role) for role in Role}
+        return principal_entity(principal, ptype, held)
+
+    def _principal_entities(self, principal: str) -> cedarpy.Entities:
+        entity = self._principal_entity_for(principal, self.principal_type(principal))
+        return cedarpy.Entities.from_json_str(json.dumps([entity]))
+
+
+def _has_action_groups(schema: cedarpy.Schema) -> bool:
+    return any(line.startswith("action ") and " in [" in line for line in str(schema).splitlines())
+
+
+def _partition(
+    rules: tuple[Rule, ...], cedar: cedarpy.PolicySet, hierarchy: bool
+) -> dict[Action, tuple[cedarpy.PolicySet, dict[str, Rule]]]:
+    """For each action, only the rules whose scope can name it: Cedar evaluates
+    every policy it is given, so a smaller set is a faster decision.
+
+    With action groups in the schema a scope may name an action through its
+    group, so every action then gets the whole set.
+    """
+    whole = {f"policy{i}": rule for i, rule in enumerate(rules)}
+    if hierarchy:
+        return {action: (cedar, whole) for action in Action}
+    partitions = {}
+    for action in Action:
+        subset = [r for r in rules if r.actions is None or action.value in r.actions]
+        text = "\n".join(rule.text for rule in subset)
+        names = {f"policy{i}": rule for i, rule in enumerate(subset)}
+        partitions[action] = (cedarpy.PolicySet.from_str(text), names)
+    return partitions
+
+
+def _names_a_resource(text: str) -> bool:
+    return any(f"{name}::" in text for name in RESOURCE_TYPES.values())
+
+
+def _error_message(request: PolicyRequest, error: str) -> str:
+    if "is not valid for" in error:
+        return f"{request.action.value} does not apply to a {request.resource_type.value}"
+    return f"refused: the policy could not evaluate this request ({error})"
+
+
+__all__ = ["PolicySet", "init_policy_dir"]

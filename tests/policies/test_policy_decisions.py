@@ -1,0 +1,188 @@
+"""Decisions of the default policy: ratification, claims, messages and rule ids."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memhall.policies.engine import PolicySet
+from memhall.policies.model import Action, PolicyRequest, ResourceType
+
+
+def canon(principal: str, **facts: Any) -> PolicyRequest:
+    values: dict[str, Any] = dict(
+        principal=principal, action=Action.RATIFY, domain="company",
+        resource_type=ResourceType.PROMOTION, layer="L3", target_layer="L4",
+        promotion_path="canon", nominated_by="claude", reminder_sessions=3, dissent_recorded=True,
+    )
+    values.update(facts)
+    return PolicyRequest(**values)
+
+
+def test_the_ratify_owner_ratifies_canon_with_three_sessions_and_dissent(defaults: PolicySet) -> None:
+    decision = defaults.decide(canon("maki"))
+
+    assert decision.allowed
+    assert decision.rule_id == "ratify-owner-decides-promotions"
+
+
+def test_a_nominator_cannot_ratify_its_own_nomination(defaults: PolicySet) -> None:
+    decision = defaults.decide(canon("maki", nominated_by="maki"))
+
+    assert not decision.allowed
+    assert decision.rule_id == "no-self-ratification"
+    assert decision.message == "maki nominated this promotion and cannot ratify it"
+
+
+@pytest.mark.parametrize("target", ["L3", "L4"])
+@pytest.mark.parametrize("action", [Action.RATIFY, Action.REJECT])
+def test_the_system_chair_can_never_ratify(defaults: PolicySet, target: str, action: Action) -> None:
+    request = canon("claude", action=action, target_layer=target, nominated_by="maki")
+
+    decision = defaults.decide(request)
+
+    assert not decision.allowed
+    assert "only-ratify-owners-decide" in decision.rule_ids
+    assert "chairs-never-ratify" in decision.rule_ids
+
+
+def test_canon_with_too_few_reminders_says_how_many(defaults: PolicySet) -> None:
+    decision = defaults.decide(canon("maki", reminder_sessions=2, dissent_recorded=False))
+
+    assert not decision.allowed
+    assert decision.rule_id == "canon-needs-three-reminder-sessions"
+    assert decision.rule_ids == ("canon-needs-three-reminder-sessions", "canon-needs-recorded-dissent")
+    assert "2 of 3 reminders" in decision.message
+    assert "no dissent recorded" in decision.message
+
+
+@pytest.mark.parametrize(
+    ("claim", "rule"),
+    [
+        ({"claimed_layer": "L4"}, "claimed-layer-must-be-the-stored-layer"),
+        ({"claimed_principal": "maki"}, "claimed-principal-must-be-the-actor"),
+        ({"claimed_domain": "family"}, "claimed-domain-must-be-the-domain"),
+    ],
+)
+def test_a_payload_that_impersonates_is_refused(defaults: PolicySet, claim: dict[str, str], rule: str) -> None:
+    request = PolicyRequest.model_validate({
+        "principal": "codex", "action": Action.RETIRE, "domain": "company",
+        "resource_type": ResourceType.ENTRY, "layer": "L2", **claim,
+    })
+
+    decision = defaults.decide(request)
+
+    assert not decision.allowed
+    assert decision.rule_id == rule
+
+
+def test_claiming_l4_does_not_let_a_seat_ratify_or_write_canon(defaults: PolicySet) -> None:
+    write = PolicyRequest(
+        principal="gemini", action=Action.WRITE_L1, domain="company",
+        resource_type=ResourceType.ENTRY, target_layer="L1", claimed_layer="L4",
+    )
+
+    assert not defaults.decide(write).allowed
+    assert not defaults.decide(canon("gemini", claimed_layer="L4")).allowed
+
+
+def test_nothing_permitted_names_no_rule_and_says_so(defaults: PolicySet) -> None:
+    request = PolicyRequest(
+        principal="gemini", action=Action.WRITE_L2, domain="company",
+        resource_type=ResourceType.ENTRY, target_layer="L2",
+    )
+
+    decision = defaults.decide(request)
+
+    assert not decision.allowed
+    assert decision.rule_id == ""
+    assert decision.message == "no rule permits write_l2 for gemini in company"
+
+
+def test_an_action_on_the_wrong_resource_type_is_denied(defaults: PolicySet) -> None:
+    request = PolicyRequest(
+        principal="maki", action=Action.RATIFY, domain="company", resource_type=ResourceType.ENTRY,
+    )
+
+    decision = defaults.decide(request)
+
+    assert not decision.allowed
+    assert decision.message == "ratify does not apply to a entry"
+
+
+def test_a_reused_decision_carries_the_request_it_answers(defaults: PolicySet) -> None:
+    first = PolicyRequest(
+        principal="codex", action=Action.READ, domain="company",
+        resource_type=ResourceType.ENTRY, resource_id="a", layer="L2",
+    )
+    second = first.model_copy(update={"resource_id": "b"})
+
+    defaults.decide(first)
+    decision = defaults.decide(second)
+
+    assert decision.allowed
+    assert decision.request.resource_id == "b"
+
+
+def test_batch_decisions_match_single_decisions(defaults: PolicySet) -> None:
+    requests = [
+        canon("maki"), canon("maki", nominated_by="maki"), canon("claude"),
+        PolicyRequest(principal="gemini", action=Action.REQUEST, domain="family", resource_type=ResourceType.DOMAIN),
+    ]
+
+    batch = defaults.decide_many(requests)
+
+    assert [(d.allowed, d.rule_ids) for d in batch] == [
+        (d.allowed, d.rule_ids) for d in map(defaults.decide, requests)
+    ]
+
+
+def test_roles_and_principals_come_from_roles_yaml(defaults: PolicySet) -> None:
+    assert defaults.principals == ("maki", "claude", "codex", "gemini")
+    assert defaults.domains == ("company", "family")
+    assert defaults.roles_of("codex", "company") == frozenset({"session_chair"})
+    assert defaults.principal_type("maki").value == "human"
+    assert defaults.principal_type("stranger").value == "agent"
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    action=st.sampled_from(list(Action)),
+    layer=st.sampled_from(["", "L1", "L2", "L3", "L4"]),
+    target=st.sampled_from(["", "L1", "L2", "L3", "L4"]),
+    reminders=st.integers(min_value=0, max_value=10),
+    flags=st.tuples(st.booleans(), st.booleans()),
+    principal=st.sampled_from(["maki", "claude", "codex", "gemini"]),
+)
+def test_someone_with_roles_elsewhere_is_denied_everything_in_an_unknown_domain(
+    defaults: PolicySet, action: Action, layer: str, target: str, reminders: int,
+    flags: tuple[bool, bool], principal: str,
+) -> None:
+    request = PolicyRequest(
+        principal=principal, action=action, domain="elsewhere",
+        resource_type=defaults.resource_types_for(action)[0], layer=layer, target_layer=target,
+        reminder_sessions=reminders, has_evidence=flags[0], dissent_recorded=flags[1],
+    )
+
+    assert not defaults.decide(request).allowed
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    action=st.sampled_from(list(Action)),
+    stored=st.sampled_from(["", "L1", "L2", "L3"]),
+    principal=st.sampled_from(["maki", "claude", "codex", "gemini"]),
+)
+def test_claiming_a_layer_other_than_the_stored_one_is_always_refused(
+    defaults: PolicySet, action: Action, stored: str, principal: str
+) -> None:
+    request = PolicyRequest(
+        principal=principal, action=action, domain="company",
+        resource_type=defaults.resource_types_for(action)[0], layer=stored, claimed_layer="L4",
+        has_evidence=True, reminder_sessions=3, dissent_recorded=True,
+    )
+
+    assert not defaults.decide(request).allowed
