@@ -8,10 +8,12 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
+from uuid import UUID
 
 import click
 
-from memhall.domains.errors import MemhallError
+from memhall.cli.context import App
+from memhall.domains.errors import InvalidValueError, MemhallError
 from memhall.policies.diff import diff_against_git
 from memhall.policies.engine import PolicySet
 from memhall.policies.model import Action, PolicyRequest, ResourceType
@@ -58,7 +60,15 @@ def policy(ctx: click.Context, policy_option: Path | None) -> None:
 def _option(ctx: click.Context) -> Path | None:
     obj = ctx.obj if isinstance(ctx.obj, dict) else {}
     value = obj.get("policy_option")
-    return value if isinstance(value, Path) else None
+    if isinstance(value, Path):
+        return value
+    app = ctx.find_object(App)  # the root's --policy
+    return Path(app.policy_arg) if app and app.policy_arg else None
+
+
+def _wants_json(ctx: click.Context, as_json: bool) -> bool:
+    app = ctx.find_object(App)
+    return as_json or bool(app and app.json)
 
 
 @policy.command()
@@ -70,7 +80,7 @@ def check(ctx: click.Context, directory: Path | None, require_coverage: bool, as
     """Validate DIR's schema, rules and roles, and run its tests/*.yaml cases."""
     report = check_policy(policy_dir(directory, _option(ctx)))
     ok = report.ok and not (require_coverage and report.uncovered)
-    if as_json:
+    if _wants_json(ctx, as_json):
         data = report.model_dump()
         data["ok"] = ok
         click.echo(json.dumps(data, indent=2))
@@ -99,13 +109,18 @@ def diff(ctx: click.Context, base: str, directory: Path | None, as_json: bool) -
     except MemhallError as error:
         _fail(error)
         return
-    click.echo(result.to_json() if as_json else result.markdown(), nl=False)
+    click.echo(result.to_json() if _wants_json(ctx, as_json) else result.markdown(), nl=False)
 
 
 @policy.command()
-@click.option("--as", "principal", required=True, envvar="MEMHALL_AGENT", help="Acting principal.")
+@click.option("--as", "principal", default=None, envvar="MEMHALL_AGENT",
+              help="Acting principal (default: the root's --as).")
 @click.option("--action", required=True, type=click.Choice([a.value for a in Action]))
-@click.option("--domain", required=True, envvar="MEMHALL_DOMAIN")
+@click.option("--domain", default=None, envvar="MEMHALL_DOMAIN", help="Default: the root's --domain.")
+@click.option("--entry", "entry_id", type=click.UUID, default=None,
+              help="Take the entry's facts (layer, kind, author, evidence) from the store.")
+@click.option("--promotion", "promotion_id", type=click.UUID, default=None,
+              help="Take the promotion's facts (nominator, reminders, dissent) from the store.")
 @click.option("--resource-type", type=click.Choice([r.value for r in ResourceType]), default=None,
               help="Default: the first resource type the action applies to.")
 @click.option("--layer", default="", help="The entry's current layer (L1..L4).")
@@ -123,17 +138,32 @@ def diff(ctx: click.Context, base: str, directory: Path | None, as_json: bool) -
 @click.option("--claimed-layer", default="")
 @_json_flag
 @click.pass_context
-def explain(ctx: click.Context, /, as_json: bool, resource_type: str | None, **facts: Any) -> None:
-    """Decide one request and show the rule and the facts behind the decision."""
+def explain(ctx: click.Context, /, as_json: bool, resource_type: str | None, entry_id: UUID | None,
+            promotion_id: UUID | None, **facts: Any) -> None:
+    """Decide one request and show the rule and the facts behind the decision.
+
+    With --entry or --promotion the facts come from the store, as the hall
+    would read them; otherwise from the options.
+    """
+    app = ctx.find_object(App) or App()
+    facts["principal"] = facts["principal"] or app.actor_arg
+    facts["domain"] = facts["domain"] or app.domain_arg
     try:
+        if not facts["principal"] or not facts["domain"]:
+            raise InvalidValueError("explain needs --as PRINCIPAL and --domain NAME")
         policy_set = PolicySet.load(policy_dir(None, _option(ctx)))
         action = Action(facts.pop("action"))
         rtype = ResourceType(resource_type) if resource_type else policy_set.resource_types_for(action)[0]
+        if entry_id or promotion_id:
+            from memhall.governance.facts import stored_facts
+
+            stored, rtype = stored_facts(app.hall, facts["domain"], entry_id, promotion_id)
+            facts.update(stored)
         request = PolicyRequest(action=action, resource_type=rtype, **facts)
     except MemhallError as error:
         _fail(error)
         return
-    show_explanation(policy_set, request, as_json)
+    show_explanation(policy_set, request, _wants_json(ctx, as_json))
 
 
 def show_explanation(policy_set: PolicySet, request: PolicyRequest, as_json: bool) -> None:

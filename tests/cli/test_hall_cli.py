@@ -104,3 +104,18 @@ def test_errors_are_one_line_with_distinct_exit_codes(tmp_path: Path) -> None:
     events = json.loads(log.stdout)
     assert [e["topic"] for e in events].count("memhall.Refusal.Recorded") == 1
     assert all(e["data"].get("text") != "x" for e in events)
+
+
+def test_policy_explain_reads_an_entrys_facts_from_the_store(memhall: Invoke) -> None:
+    setup_company(memhall)
+    entry = json.loads(memhall("--as", "gemini", "--domain", "company", "write", "a candidate",
+                               "--json").stdout)["entry_id"]
+
+    result = memhall("--as", "codex", "--domain", "company", "--json", "policy", "explain",
+                     "--action", "promote", "--entry", entry, "--target-layer", "L2")
+
+    explained = json.loads(result.stdout)
+    assert explained["facts"]["layer"] == "L1"
+    assert explained["facts"]["author"] == "gemini"
+    assert explained["decision"]["allowed"] is False
+    assert explained["decision"]["rule_id"] == "promotion-to-l2-needs-evidence"
