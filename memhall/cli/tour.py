@@ -11,6 +11,7 @@ from uuid import UUID
 import click
 
 from memhall.cli import render
+from memhall.cli.context import App, emit, json_option
 from memhall.domains.entry import draft
 from memhall.domains.errors import MemhallError
 from memhall.domains.values import Layer
@@ -35,21 +36,32 @@ roles:
 """
 
 
+#: with --json the narration goes to stderr and stdout holds only the summary
+_narration = {"err": False}
+_summary: dict[str, list[str]] = {"steps": [], "refusals": []}
+
+
+def _say(text: str) -> None:
+    click.echo(text, err=_narration["err"])
+
+
 def _step(title: str) -> None:
-    click.echo(f"\n== {title}")
+    _summary["steps"].append(title)
+    _say(f"\n== {title}")
 
 
 def _run(what: str, fn: Callable[[], Any]) -> Any:
-    click.echo(f"$ {what}")
+    _say(f"$ {what}")
     return fn()
 
 
 def _refused(what: str, fn: Callable[[], Any]) -> None:
-    click.echo(f"$ {what}")
+    _say(f"$ {what}")
     try:
         fn()
     except MemhallError as error:
-        click.echo(f"error: {error}   (exit {error.exit_code}; recorded as a refusal event)")
+        _summary["refusals"].append(str(error))
+        _say(f"error: {error}   (exit {error.exit_code}; recorded as a refusal event)")
     else:  # pragma: no cover - the tour's point is that this is refused
         raise click.ClickException(f"the tour expected a refusal: {what}")
 
@@ -60,20 +72,25 @@ def _hall(workdir: Path) -> Hall:
     policy = workdir / "memhall-policy"
     init_policy_dir(policy)
     (policy / "roles.yaml").write_text(TOUR_ROLES)
-    click.echo(f"scratch store: {workdir / 'memhall.db'}\npolicy:        {policy}/ (roles.yaml below)")
-    click.echo("".join(f"  {line}\n" for line in TOUR_ROLES.splitlines()[1:]).rstrip())
+    _say(f"scratch store: {workdir / 'memhall.db'}\npolicy:        {policy}/ (roles.yaml below)")
+    _say("".join(f"  {line}\n" for line in TOUR_ROLES.splitlines()[1:]).rstrip())
     return Hall(Store(f"sqlite:///{workdir / 'memhall.db'}"), PolicySet.load(policy))
 
 
 @click.command()
 @click.option("--dir", "workdir", type=click.Path(file_okay=False, path_type=Path),
               help="Keep the scratch store here (default: a temporary directory).")
-def tour(workdir: Path | None) -> None:
+@json_option
+@click.pass_obj
+def tour(app: App, workdir: Path | None) -> None:
     """A guided scenario: wrap-up, handoff, history search, refusals, promotion."""
+    _narration["err"] = app.json
     with tempfile.TemporaryDirectory(prefix="memhall-tour-") as scratch:
         folder = workdir or Path(scratch)
         folder.mkdir(parents=True, exist_ok=True)
         _tour(_hall(folder))
+    if app.json:
+        emit(app, _summary, lambda: "")
 
 
 def _tour(hall: Hall) -> None:
@@ -96,14 +113,14 @@ def _tour(hall: Hall) -> None:
     _step("4. Session three starts: handoff reads the LATEST state by time")
     view = _run("memhall --as codex --domain company handoff",
                 lambda: sessions.handoff(hall, "codex", "company"))
-    click.echo(render.handoff(view))
+    _say(render.handoff(view))
     shown = {e.kind for e in view.latest}
-    click.echo(f"-> the old, more similar lesson is {'NOT ' if 'lesson' not in shown else ''}in the handoff.")
+    _say(f"-> the old, more similar lesson is {'NOT ' if 'lesson' not in shown else ''}in the handoff.")
 
     _step("5. Search is history, labelled as such, never current state")
     found = _run('memhall --as codex search "where we left off billing migration"',
                  lambda: history.search(hall, "codex", "company", "where we left off billing migration"))
-    click.echo(render.search(found))
+    _say(render.search(found))
 
     _step("6. Refusals: each is one clear line, an exit code, and an audit event")
     _refused('memhall --as codex --domain compnay write "typo in the domain"',
@@ -124,13 +141,13 @@ def _tour(hall: Hall) -> None:
     _refused("memhall --as claude ratify PROMOTION   # the system chair organizes, never ratifies",
              lambda: promotions.ratify(hall, "claude", "company", nomination.id))
     _run("memhall --as maki ratify PROMOTION", lambda: promotions.ratify(hall, "maki", "company", nomination.id))
-    click.echo(render_layer(promotions.ratified(hall, "maki", "company", "L3")))
-    click.echo(render_layer(promotions.ratified(hall, "maki", "company", "L4")))
+    _say(render_layer(promotions.ratified(hall, "maki", "company", "L3")))
+    _say(render_layer(promotions.ratified(hall, "maki", "company", "L4")))
 
     _step("8. Every event, allowed or refused, is in the domain's log")
     for event in history.log(hall, "maki", "company", limit=6):
-        click.echo(render.event_line(event))
-    click.echo("\nTour done. Next: `memhall init` in your project, then `memhall policy check`.")
+        _say(render.event_line(event))
+    _say("\nTour done. Next: `memhall init` in your project, then `memhall policy check`.")
 
 
 def render_layer(view: Any) -> str:
