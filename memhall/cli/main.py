@@ -124,6 +124,7 @@ COMMANDS = {
     "knowledge": "memhall.cli.promotion:knowledge",
     "canon": "memhall.cli.promotion:canon",
     "policy": "memhall.cli.policy:policy",
+    "audit": "memhall.cli.audit:audit",
 }
 
 

@@ -1,0 +1,188 @@
+"""`memhall audit`: verify the hash chains, checkpoint their heads, review the log."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from datetime import datetime, timezone
+from pathlib import Path
+
+import click
+from sqlalchemy import Connection, inspect, select
+
+from memhall.audit import checkpoints, review
+from memhall.audit.checkpoints import DEFAULT_PATH, Checkpoint
+from memhall.audit.verify import BATCH, ChainReport, ChainSource, snapshot, verify_store
+from memhall.cli.context import App, emit, json_option, note
+from memhall.domains.errors import AuditFailureError, InvalidValueError
+from memhall.governance.store import Store, resolve_url
+from memhall.governance.tables import SYSTEM, domains_table, tables_for
+from memhall.policies.model import Action
+
+pass_app = click.make_pass_decorator(App, ensure=True)
+
+_STREAM_TABLE = re.compile(r"^mh_(.+)_(?:events|chain)$")
+
+
+@click.group()
+def audit() -> None:
+    """Tamper evidence: verify the chains, checkpoint their heads, review the log."""
+
+
+@audit.command()
+@click.option("--checkpoints", "path", type=click.Path(dir_okay=False, path_type=Path),
+              help=f"Checkpoint file to check against (default: {DEFAULT_PATH} if it exists).")
+@click.option("--batch", default=BATCH, show_default=True, hidden=True, help="Rows per query.")
+@json_option
+@pass_app
+def verify(app: App, path: Path | None, batch: int) -> None:
+    """Recompute every hash chain; exit 4 on a break.
+
+    Each domain's chain (and the system stream's) is recomputed from its
+    events end to end, and every checkpoint must still be a prefix of it."""
+    if path is None and DEFAULT_PATH.is_file():
+        path = DEFAULT_PATH
+    reports = _verify(app, checkpoints.load(path) if path else [], incremental=False, batch=batch)
+    emit(app, {"ok": all(r.ok for r in reports), "checkpoints": str(path) if path else None,
+               "domains": reports}, lambda: "\n".join(_verdict(r) for r in reports))
+    _fail_if_broken(reports)
+
+
+@audit.command()
+@click.option("--file", "path", type=click.Path(dir_okay=False, path_type=Path),
+              help=f"Checkpoint file to append to (default: {DEFAULT_PATH}).")
+@json_option
+@pass_app
+def checkpoint(app: App, path: Path | None) -> None:
+    """Append each chain head to a checkpoint file.
+
+    Commit the file to git: later verifications hold the store to it. The
+    chains are checked first, and a broken one gets no checkpoint."""
+    written = write_checkpoint(app, path)
+    emit(app, written, lambda: "\n".join(
+        f"{c.domain:<12} position {c.position:>8}  head {c.head}" for c in written))
+
+
+def write_checkpoint(app: App, path: Path | None) -> list[Checkpoint]:
+    """Append one checkpoint per domain (system stream included). The chains are
+    checked first, from each domain's last checkpoint on: a broken chain gets
+    no checkpoint, so tampering is never blessed."""
+    target = path or DEFAULT_PATH
+    previous = checkpoints.load(target) if target.is_file() else []
+    reports = _verify(app, previous, incremental=True, batch=BATCH)
+    _fail_if_broken(reports)
+    now = datetime.now(timezone.utc)
+    written = [Checkpoint(domain=r.domain, position=r.position, head=r.head, at=now) for r in reports]
+    checkpoints.append(target, written)
+    note(f"checkpoint: {len(written)} chain heads appended to {target} (commit it)")
+    return written
+
+
+@audit.command("log")
+@click.option("--actor", help="Only this principal's events.")
+@click.option("--action", help="Only this action (write_l2, ratify, audit_review, ...).")
+@click.option("--layer", help="Only events at this layer (L1-L4).")
+@click.option("--decision", type=click.Choice(review.DECISIONS), help="Only allowed or refused events.")
+@click.option("--since", help="From this ISO date or date-time on (UTC unless it says otherwise).")
+@click.option("--until", help="Up to this ISO date-time; a bare date includes that whole day.")
+@click.option("--all-domains", is_flag=True,
+              help="Every domain and the system stream (needs audit_review in every domain).")
+@click.option("--sample", type=int, help="A random sample of N matching rows (the monthly audit).")
+@click.option("--seed", help="Seed of the sample: the same seed picks the same rows.")
+@click.option("--limit", type=int, help="Only the latest N matching rows.")
+@click.option("--csv", "as_csv", is_flag=True, help="Print CSV on stdout.")
+@json_option
+@pass_app
+def log(app: App, actor: str | None, action: str | None, layer: str | None, decision: str | None,
+        since: str | None, until: str | None, all_domains: bool, sample: int | None,
+        seed: str | None, limit: int | None, as_csv: bool) -> None:
+    """Review the audit log, rule by rule.
+
+    Every event, allowed or refused, with the policy rule that decided it.
+    Reading it is itself governed (audit_review) and a refusal is recorded."""
+    if as_csv and app.json:
+        raise click.UsageError("--csv and --json cannot be combined")
+    hall = app.hall
+    names = hall.domain_names() if all_domains else [app.domain]
+    sources = [review.AuditSource(hall.ask(app.actor, Action.AUDIT_REVIEW, name)[0].name,
+                                  tables_for(name).audit.name) for name in names]
+    if all_domains:
+        sources.append(review.AuditSource(SYSTEM, tables_for(SYSTEM).audit.name))
+    filters = review.Filters(
+        actor=actor, action=action, layer=layer, decision=decision,
+        since=review.moment(since) if since else None,
+        until=review.moment(until, end=True) if until else None,
+    )
+    with hall.store.read() as conn:
+        found = review.rows(conn, sources, filters)
+    if sample is not None:
+        seed = seed or secrets.token_hex(4)
+        note(f"sample of {min(sample, len(found))} from {len(found)} rows, seed {seed} "
+             f"(repeat with --sample {sample} --seed {seed})")
+        found = review.sample(found, sample, seed)
+    if limit is not None:
+        if limit < 1:
+            raise InvalidValueError("--limit must be at least 1")
+        found = found[-limit:]
+    if as_csv:
+        click.echo(review.to_csv(found), nl=False)
+        return
+    emit(app, found, lambda: "\n".join(_row(r) for r in found) or "no audit rows match")
+
+
+def _verify(app: App, seen: list[Checkpoint], *, incremental: bool, batch: int) -> list[ChainReport]:
+    store = _open(app)
+    try:
+        with snapshot(store.read_engine) as conn:
+            sources = [ChainSource(d, tables_for(d).events_name, tables_for(d).chain.name)
+                       for d in _streams(conn, store)]
+            return verify_store(conn, sources, seen, incremental=incremental, batch=batch)
+    finally:
+        store.dispose()
+
+
+def _open(app: App) -> Store:
+    """The store, read as it is: verifying never creates one."""
+    url = resolve_url(app.store_arg)
+    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).is_file():
+        raise InvalidValueError(f"no store at {url.removeprefix('sqlite:///')}")
+    return Store(url)
+
+
+def _streams(conn: Connection, store: Store) -> list[str]:
+    """Registered domains and any stream found by its tables (a domain removed
+    from the registry is still verified), the system stream last."""
+    tables = inspect(conn).get_table_names()
+    if domains_table.name not in tables and not any(_STREAM_TABLE.match(t) for t in tables):
+        raise InvalidValueError(f"not a memhall store: {store.display}")
+    names = {m.group(1) for m in map(_STREAM_TABLE.match, tables) if m}
+    if domains_table.name in tables:
+        names.update(r[0] for r in conn.execute(select(domains_table.c.name)))
+    names.add(SYSTEM)
+    return sorted(names - {SYSTEM}) + [SYSTEM]
+
+
+def _fail_if_broken(reports: list[ChainReport]) -> None:
+    broken = [r for r in reports if r.broken is not None]
+    if broken:
+        raise AuditFailureError("audit failed: " + "; ".join(
+            f"{r.domain} breaks at position {r.broken.position} ({r.broken.problem.value})"
+            for r in broken if r.broken is not None))
+
+
+def _verdict(report: ChainReport) -> str:
+    if report.broken is None:
+        matched = f", {report.checkpoints} checkpoints match" if report.checkpoints else ""
+        return (f"{report.domain:<12} OK      {report.events} events to position {report.position}, "
+                f"head {report.head}{matched}")
+    return (f"{report.domain:<12} BROKEN  at position {report.broken.position} "
+            f"({report.broken.problem.value}): {report.broken.detail}")
+
+
+def _row(row: review.AuditRow) -> str:
+    at = row.at.strftime("%Y-%m-%d %H:%M:%SZ")
+    layer = f" {row.layer}" if row.layer else ""
+    target = f" {row.resource_id}" if row.resource_id else ""
+    detail = f" - {row.detail}" if row.detail else ""
+    return (f"{at} {row.domain}#{row.position} {row.actor} {row.action}{layer}{target} "
+            f"{row.decision.upper()} by {row.rule}{detail}")
