@@ -150,11 +150,32 @@ def main() -> None:
         walls = [timed(lambda: subprocess.run(cmd, env=env, capture_output=True, check=True)) for _ in range(5)]
         print(f"`memhall handoff` as a process: {statistics.median(walls) * 1000:.0f} ms wall (median of 5)\n")
 
-        for extra in EXTRA:
-            extra(folder, small, large, big)
+        audit_verify(large)
+        materialization(small, large, big)
 
 
-EXTRA: list[Callable[[Path, Hall, Hall, int], None]] = []
+def audit_verify(hall: Hall) -> None:
+    from memhall.audit.verify import ChainSource, snapshot, verify_store
+    from memhall.governance.tables import tables_for
+
+    t = tables_for("company")
+    with snapshot(hall.store.read_engine) as conn:
+        start = time.perf_counter()
+        (report,) = verify_store(conn, [ChainSource("company", t.events_name, t.chain.name)])
+        spent = time.perf_counter() - start
+    print("## audit")
+    print(f"verify {report.position:,} chained events: {spent:.2f} s ({rate(report.position, spent)}); "
+          f"ok={report.ok}\n")
+
+
+def materialization(small: Hall, large: Hall, big: int) -> None:
+    from memhall.ledgers.materialize import materialize_for_bench
+
+    m_small = median_ms(lambda: materialize_for_bench(small), repeat=5)
+    m_large = median_ms(lambda: materialize_for_bench(large), repeat=5)
+    print("## materialization")
+    print(f"materialize with 1k entries   : {m_small:.1f} ms")
+    print(f"materialize with {big // 1000}k entries : {m_large:.1f} ms (ratio {m_large / m_small:.2f})")
 
 if __name__ == "__main__":
     main()

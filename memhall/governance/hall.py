@@ -215,7 +215,7 @@ class Hall:
         results: list[WriteResult] = []
         with self.writing() as session:
             fresh: list[Entry] = []
-            seen: dict[str, str] = {}
+            seen = self._existing(session, stream, {e.dedup_key() for e in entries})
             for entry in entries:
                 action = Action.WRITE_L2 if entry.layer is Layer.L2 else Action.WRITE_L1
                 request = PolicyRequest(
@@ -226,7 +226,7 @@ class Hall:
                 )
                 decision = self.authorize(session, stream, request)
                 key = entry.dedup_key()
-                duplicate = seen.get(key) or self._duplicate(session, stream, entry)
+                duplicate = seen.get(key)
                 if duplicate is None:
                     new = Entry.write(stream.name, entry, actor=actor, rule=decision.rule_id,
                                       implanted=self.implanted_confidence)
@@ -237,6 +237,19 @@ class Hall:
                                            rule=decision.rule_id))
             stream.save(session, *fresh)
         return results
+
+    def _existing(self, session: Session, stream: DomainStream, keys: set[str]) -> dict[str, str]:
+        """Stored entries (not retired) by dedup key, for a batch of keys."""
+        entries = stream.tables.entries
+        found: dict[str, str] = {}
+        ordered = sorted(keys)
+        for start in range(0, len(ordered), 500):
+            rows = session.execute(
+                select(entries.c.dedup_key, entries.c.id)
+                .where(entries.c.dedup_key.in_(ordered[start:start + 500]), entries.c.status != "retired")
+            )
+            found.update({str(k): str(i) for k, i in rows})
+        return found
 
     def _duplicate(self, session: Session, stream: DomainStream, entry: EntryDraft) -> str | None:
         entries = stream.tables.entries

@@ -73,7 +73,7 @@ def _audit_row(db: Db, tables: DomainTables, event: DomainEvent, position: int) 
     detail = event.reason if isinstance(event, Refusal.Recorded) else ""
     resource = event.resource_id if isinstance(event, Refusal.Recorded) else str(event.originator_id)
     db.execute(
-        insert(tables.audit).values(
+        insert(tables.audit), dict(
             position=position,
             at=utc(event.timestamp),
             actor=event.actor,
@@ -92,7 +92,7 @@ def _audit_row(db: Db, tables: DomainTables, event: DomainEvent, position: int) 
 def _entry_written(db: Db, t: DomainTables, e: Entry.Written, position: int) -> None:
     at = utc(e.timestamp)
     db.execute(
-        insert(t.entries).values(
+        insert(t.entries), dict(
             id=str(e.originator_id),
             layer=e.layer.value,
             kind=e.kind.value,
@@ -158,7 +158,7 @@ def _layer_changed(db: Db, t: DomainTables, e: Entry.Promoted | Entry.Demoted, p
 @projects(WorkSession.Opened)
 def _session_opened(db: Db, t: DomainTables, e: WorkSession.Opened, position: int) -> None:
     db.execute(
-        insert(t.sessions).values(
+        insert(t.sessions), dict(
             id=str(e.originator_id), principal=e.principal, opened_at=utc(e.timestamp), closed=False
         )
     )

@@ -75,7 +75,7 @@ def pending_section(conn: Connection, stream: "DomainStream") -> dict[str, list[
 @projects(Promotion.Nominated)
 def _nominated(db: Db, t: DomainTables, e: Promotion.Nominated, position: int) -> None:
     at = utc(e.timestamp)
-    db.execute(insert(t.promotions).values(
+    db.execute(insert(t.promotions), dict(
         id=str(e.originator_id), entry_id=str(e.entry_id), from_layer=e.from_layer.value,
         to_layer=e.to_layer.value, path=e.path.value, nominated_by=e.actor, reason=e.reason,
         status="open", reminder_sessions=[], reminders=0, dissent=[], created_at=at, updated_at=at,
