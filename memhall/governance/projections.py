@@ -193,39 +193,16 @@ def _demoted_action(e: Entry.Demoted) -> tuple[str, str]:
     return ("demote", e.to_layer.value)
 
 
-@audits(Entry.Retired)
-def _retired_action(e: Entry.Retired) -> tuple[str, str]:
-    return ("retire", "")
+def described_as(action: str) -> Callable[[Any], tuple[str, str]]:
+    """An audit description for events whose action is fixed and name no layer."""
+    return lambda event: (action, "")
 
 
-@audits(Entry.OpenLoopClosed)
-def _closed_action(e: Entry.OpenLoopClosed) -> tuple[str, str]:
-    return ("close_loop", "")
-
-
-@audits(Entry.Superseded)
-def _superseded_action(e: Entry.Superseded) -> tuple[str, str]:
-    return ("supersede", "")
-
-
-@audits(WorkSession.Opened)
-def _opened_action(e: WorkSession.Opened) -> tuple[str, str]:
-    return ("handoff", "")
-
-
-@audits(WorkSession.WrappedUp)
-def _wrapped_action(e: WorkSession.WrappedUp) -> tuple[str, str]:
-    return ("wrap_up", "")
-
-
-@audits(WorkSession.Closed)
-def _session_closed_action(e: WorkSession.Closed) -> tuple[str, str]:
-    return ("session_close", "")
-
-
-@audits(DomainStream.Opened)
-def _domain_action(e: DomainStream.Opened) -> tuple[str, str]:
-    return ("domain_create", "")
+for _event, _action in ((Entry.Retired, "retire"), (Entry.OpenLoopClosed, "close_loop"),
+                        (Entry.Superseded, "supersede"), (WorkSession.Opened, "handoff"),
+                        (WorkSession.WrappedUp, "wrap_up"), (WorkSession.Closed, "session_close"),
+                        (DomainStream.Opened, "domain_create")):
+    audits(_event)(described_as(_action))
 
 
 @audits(Refusal.Recorded)

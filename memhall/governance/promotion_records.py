@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, insert, select, update
 
 from memhall.domains.promotion import CANON_REMINDERS, Promotion
-from memhall.governance.projections import Db, audits, projects, utc
+from memhall.governance.projections import Db, audits, described_as, projects, utc
 from memhall.governance.tables import DomainTables
 from memhall.governance.views import EntryView, View
 
@@ -122,11 +121,7 @@ def _withdrawn(db: Db, t: DomainTables, e: Promotion.Withdrawn, position: int) -
     _set(db, t, e, position, status="withdrawn", decided_by=e.actor)
 
 
-def _described_as(action: str) -> Callable[[Any], tuple[str, str]]:
-    return lambda event: (action, "")
-
-
 for _cls, _action in ((Promotion.Nominated, "nominate"), (Promotion.ReminderRecorded, "remind"),
                       (Promotion.DissentRecorded, "dissent"), (Promotion.Ratified, "ratify"),
                       (Promotion.Rejected, "reject"), (Promotion.Withdrawn, "withdraw")):
-    audits(_cls)(_described_as(_action))
+    audits(_cls)(described_as(_action))
