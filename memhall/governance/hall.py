@@ -76,6 +76,7 @@ class Hall:
     def authorize(
         self, session: Session, stream: DomainStream, request: PolicyRequest
     ) -> Decision:
+        stream.lock(session)
         decision = self.gate.decide(request)
         if not decision.allowed:
             self.refuse(session, stream, request, denial(decision), rule=decision.rule_id)

@@ -1,4 +1,4 @@
-"""MEMORY REQUESTs and materialization records: their projections and use cases.
+"""MEMORY REQUEST use cases, and the projections of requests and materialization records.
 
 Expiry is a fact of the clock, not of a daemon: a read compares `expires_at`
 with the hall's clock and shows an overdue request as expired without writing
@@ -174,7 +174,7 @@ def pending(hall: Hall, actor: str, domain: str, *, seat: str | None = None,
 def open_requests(read: Any, stream: DomainStream, now: datetime, *, seat: str | None = None,
                   limit: int = 50) -> list[RequestView]:
     t = stream.tables.requests
-    query = select(t).where(t.c.status == RequestStatus.OPEN.value, t.c.expires_at > now)
+    query = select(t).where(t.c.status == RequestStatus.OPEN.value, t.c.expires_at > utc(now))
     if seat:
         query = query.where(t.c.seat == seat)
     with read() as conn:
@@ -202,7 +202,7 @@ def open_requests_section(conn: Connection, stream: DomainStream,
     t = stream.tables.requests
     query = select(t).where(t.c.status == RequestStatus.OPEN.value)
     if now is not None:
-        query = query.where(t.c.expires_at > now)
+        query = query.where(t.c.expires_at > utc(now))
     rows = conn.execute(query.order_by(t.c.created_at, t.c.id).limit(20)).all()
     views = [_row_view(stream.name, r, now) for r in rows]
     return {"open_requests": [{**v.model_dump(mode="json"), "summary": v.summary} for v in views]}
@@ -212,7 +212,7 @@ def open_requests_section(conn: Connection, stream: DomainStream,
 def _overdue(session: Session, stream: DomainStream, now: datetime, actor: str) -> list[MemoryRequest]:
     t = stream.tables.requests
     ids = session.execute(select(t.c.id).where(t.c.status == RequestStatus.OPEN.value,
-                                               t.c.expires_at <= now)
+                                               t.c.expires_at <= utc(now))
                           .order_by(t.c.expires_at, t.c.id).limit(SWEEP_LIMIT)).scalars().all()
     due: list[MemoryRequest] = []
     for ident in ids:

@@ -60,6 +60,14 @@ class DomainStream:
                     )
                 )
 
+    def lock(self, session: Session) -> None:
+        """Serialize writers of this domain from the first read of a use case on:
+        facts read for the policy and for dedup cannot go stale before the save.
+        SQLite already holds its write lock (BEGIN IMMEDIATE); PostgreSQL takes
+        the same table lock the event recorder takes on insert."""
+        if session.get_bind().dialect.name == "postgresql":
+            session.execute(text(f"LOCK TABLE {self.tables.events_name} IN EXCLUSIVE MODE"))
+
     def get(self, aggregate_id: UUID, what: str = "entry") -> Any:
         try:
             return self.repository.get(aggregate_id)

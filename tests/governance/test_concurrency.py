@@ -1,4 +1,5 @@
-"""Several processes writing one SQLite store at once all succeed and lose nothing."""
+"""Several processes writing one store at once all succeed and lose nothing
+(a SQLite file; PostgreSQL too when configured)."""
 
 from __future__ import annotations
 
@@ -27,8 +28,8 @@ for n in range(int(sys.argv[3])):
 """
 
 
-def test_four_processes_writing_fifty_entries_each_lose_nothing(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'shared.db'}"
+def test_four_processes_writing_fifty_entries_each_lose_nothing(store_url: str) -> None:
+    url = store_url
     hall = Hall(Store(url), PolicySet.load(None))
     hall.create_domain("maki", "company")
 
