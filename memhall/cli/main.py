@@ -125,6 +125,11 @@ COMMANDS = {
     "canon": "memhall.cli.promotion:canon",
     "policy": "memhall.cli.policy:policy",
     "audit": "memhall.cli.audit:audit",
+    "materialize": "memhall.cli.ledgers:materialize",
+    "materializations": "memhall.cli.ledgers:materializations",
+    "request": "memhall.cli.ledgers:request",
+    "pending": "memhall.cli.ledgers:pending",
+    "answer": "memhall.cli.ledgers:answer",
 }
 
 

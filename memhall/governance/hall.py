@@ -25,6 +25,7 @@ from memhall.domains.records import Refusal
 from memhall.domains.session import Session as WorkSession
 from memhall.domains.values import DEFAULT_IMPLANTED_CONFIDENCE, Kind, Layer, domain_name, principal_name
 from memhall.governance.gate import Gate, Refused, denial
+from memhall.governance.requests import unresolved_pending
 from memhall.governance.store import Store
 from memhall.governance.streams import DomainStream, Streams
 from memhall.governance.views import WriteResult
@@ -193,6 +194,7 @@ class Hall:
                 self.refuse(session, stream, request, InvalidValueError(
                     f"cannot write at {entry.layer.value}: L3 and L4 are reached only by promotion"
                 ), rule="layers-by-promotion-only")
+            self._check_pending(session, stream, request, entry)
             duplicate = self._duplicate(session, stream, entry)
             if duplicate is not None:
                 return WriteResult(entry_id=duplicate, domain=stream.name, layer=entry.layer.value,
@@ -226,6 +228,7 @@ class Hall:
                     has_evidence=bool(entry.provenance.evidence_refs),
                 )
                 decision = self.authorize(session, stream, request)
+                self._check_pending(session, stream, request, entry)
                 key = entry.dedup_key()
                 duplicate = seen.get(key)
                 if duplicate is None:
@@ -238,6 +241,16 @@ class Hall:
                                            rule=decision.rule_id))
             stream.save(session, *fresh)
         return results
+
+    def _check_pending(self, session: Session, stream: DomainStream, request: PolicyRequest,
+                       entry: EntryDraft) -> None:
+        """MEMORY PENDING must name a request that is open now: a dangling mark
+        would read as "asked" when nobody was asked."""
+        if entry.pending_requests:
+            problem = unresolved_pending(session, stream, entry.pending_requests, self.clock())
+            if problem is not None:
+                self.refuse(session, stream, request, InvalidValueError(problem),
+                            rule="pending-names-an-open-request")
 
     def _existing(self, session: Session, stream: DomainStream, keys: set[str]) -> dict[str, str]:
         """Stored entries (not retired) by dedup key, for a batch of keys."""

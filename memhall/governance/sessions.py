@@ -17,7 +17,7 @@ from memhall.domains.entry import Entry, draft
 from memhall.domains.errors import InvalidValueError, MemhallError, NotFoundError
 from memhall.domains.session import Session as WorkSession
 from memhall.domains.values import HANDOFF_KINDS, Kind, Layer, principal_name
-from memhall.governance import promotion_records
+from memhall.governance import promotion_records, requests
 from memhall.governance.hall import Hall
 from memhall.governance.streams import DomainStream
 from memhall.governance.views import EntryView, HandoffView, WrapUpResult
@@ -66,6 +66,7 @@ def handoff(hall: Hall, actor: str, domain: str, *, open_session: bool = True,
         extra: dict[str, list[dict[str, Any]]] = {}
         for section in handoff_sections:
             extra.update(section(conn, stream))
+        extra.update(requests.open_requests_section(conn, stream, hall.clock()))
         return HandoffView(
             domain=stream.name,
             as_of=hall.clock(),

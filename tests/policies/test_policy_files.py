@@ -93,7 +93,7 @@ def test_a_broken_schema_is_refused(policy_dir: Path) -> None:
 
 def test_a_schema_missing_a_fact_the_engine_sends_is_refused(policy_dir: Path) -> None:
     schema = policy_dir / "schema.cedarschema"
-    edit(schema, "  seat: String,             // the seat a materialization is for\n", "")
+    edit(schema, "  author: String,\n", "")
 
     assert "does not describe the facts memhall sends" in load_error(policy_dir)
 
