@@ -7,6 +7,7 @@ ratios hold on any machine. Stores are scratch SQLite files in a temp dir.
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
 import subprocess
 import sys
@@ -24,6 +25,7 @@ from eventsourcing.persistence import EventStore  # noqa: E402
 from eventsourcing_sqlalchemy.recorders import SQLAlchemyApplicationRecorder  # noqa: E402
 
 from memhall.domains.entry import Entry, draft  # noqa: E402
+from memhall.domains.values import Layer  # noqa: E402
 from memhall.governance import sessions  # noqa: E402
 from memhall.governance.hall import Hall  # noqa: E402
 from memhall.governance.mapper import new_mapper  # noqa: E402
@@ -58,34 +60,58 @@ def new_hall(folder: Path, name: str, gate: Any = POLICY, chained: bool = True) 
     return hall
 
 
-def bare_saves(folder: Path, n: int) -> float:
+def bare_saver(folder: Path) -> Callable[[int], None]:
     """A bare eventsourcing-sqlalchemy save of a similar event, one per transaction."""
     store = Store(f"sqlite:///{folder / 'bare.db'}")
     recorder = SQLAlchemyApplicationRecorder(store.datastore, events_table_name="bare_events")
     recorder.create_table()
     events = EventStore(new_mapper(), recorder)
 
-    def run() -> None:
-        for i in range(n):
-            entry = Entry.write("company", draft(text=f"bare note {i}"), actor="codex", rule="r", implanted=50)
-            with store.write() as session:
-                events.put(entry.collect_events(), session=session)
+    def save(i: int) -> None:
+        entry = Entry.write("company", draft(text=f"bare note {i}"), actor="codex", rule="r", implanted=50)
+        with store.write() as session:
+            events.put(entry.collect_events(), session=session)
 
-    return timed(run)
+    return save
 
 
-def hall_writes(hall: Hall, n: int, tag: str) -> float:
-    return timed(lambda: [hall.write("codex", "company", draft(text=f"{tag} note {i}")) for i in range(n)])
+def interleaved(writers: dict[str, Callable[[int], None]], n: int) -> dict[str, float]:
+    """Total seconds per writer, taking turns write by write, so that drift in
+    the machine's speed (fsync, the other core) falls on every writer alike."""
+    spent = dict.fromkeys(writers, 0.0)
+    for i in range(n):
+        for name, write in writers.items():
+            start = time.perf_counter()
+            write(i)
+            spent[name] += time.perf_counter() - start
+    return spent
+
+
+WORDS = [f"w{n}" for n in range(3000)] + ["billing", "invoice", "payroll", "audit", "migration"]
+TOPICS = [f"topic{n}" for n in range(300)] + ["billing", "payroll"]
+PEOPLE = [f"person{n}" for n in range(200)] + ["maki"]
+TASK = "prepare the payroll audit for billing migration"
 
 
 def fill(hall: Hall, total: int, batch: int = 1000) -> None:
-    """Bulk entries through the batched import path, then a few wrap-ups on top."""
+    """A varied corpus (3,000-word vocabulary, quotes by the human, 2% at L3),
+    saved straight to the stream in batches like an import; then wrap-ups."""
+    rng = random.Random(total)
+    stream = hall.streams.stream("company")
     for start in range(0, total, batch):
-        hall.write_many("codex", "company", [
-            draft(text=f"lesson {i} about billing invoices deploys {i % 97}", layer="L2", kind="lesson",
-                  tags={"topics": [f"t{i % 50}"], "people": [f"p{i % 20}"]})
-            for i in range(start, min(total, start + batch))
-        ])
+        entries = []
+        for n in range(start, min(total, start + batch)):
+            kind = rng.choice(["claim", "episode", "decision", "lesson", "quote"])
+            text = " ".join(rng.choices(WORDS, k=rng.randint(6, 30))) + f" #{n}"
+            written = draft(text=text, layer="L2", kind=kind,
+                            tags={"topics": rng.sample(TOPICS, 2), "people": rng.sample(PEOPLE, 1)},
+                            provenance={"claim_root_id": f"root{rng.randint(0, total // 5)}"})
+            entries.append(Entry.write("company", written, actor="maki" if kind == "quote" else "codex",
+                                       rule="bench-import", implanted=50))
+        for entry in entries[::50]:
+            entry.promote(Layer.L3, promotion_id=None, answers={}, actor="maki", rule="bench-import")
+        with hall.store.write() as session:
+            stream.save(session, *entries)
     for i in range(3):
         sessions.wrap_up(hall, "codex", "company", f"state {i}", opens=[f"loop {i}"])
 
@@ -105,25 +131,28 @@ def main() -> None:
         folder = Path(tmp)
         print(f"# memhall benchmarks (SQLite file, {n} single writes; big domain = {big:,} entries)\n")
 
-        bare = bare_saves(folder, n)
-        with_policy = new_hall(folder, "policy.db")
-        allow = new_hall(folder, "allow.db", AllowAll())
-        unchained = new_hall(folder, "unchained.db", POLICY, chained=False)
-        written = hall_writes(with_policy, n, "w")
-        allowed = hall_writes(allow, n, "a")
-        plain = hall_writes(unchained, n, "u")
+        halls = {
+            "policy": new_hall(folder, "policy.db"),
+            "allow": new_hall(folder, "allow.db", AllowAll()),
+            "unchained": new_hall(folder, "unchained.db", POLICY, chained=False),
+        }
+        writers: dict[str, Callable[[int], None]] = {"bare": bare_saver(folder)}
+        for name, hall in halls.items():
+            writers[name] = (lambda h: lambda i: h.write("codex", "company", draft(text=f"note {i}")))(hall)
+        t = interleaved(writers, n)
+        bare, written, allowed, plain = t["bare"], t["policy"], t["allow"], t["unchained"]
         batch_hall = new_hall(folder, "batch.db")
         batched = timed(lambda: batch_hall.write_many(
             "codex", "company", [draft(text=f"batched {i}") for i in range(n * 10)]))
-        print("## writes")
+        print("## writes (interleaved write by write)")
         print(f"bare eventsourcing-sqlalchemy save : {rate(n, bare)} (baseline)")
         print(f"memhall write, one per call         : {rate(n, written)} = {bare / written:.2f}x baseline")
         print(f"memhall batched import (write_many) : {rate(n * 10, batched)} = "
               f"{(n * 10 / batched) / (n / bare):.2f}x baseline")
-        print(f"write without the policy (allow-all): {rate(n, allowed)}; the policy adds "
-              f"{written / allowed:.2f}x the time of a write without it")
+        print(f"write with an allow-all gate        : {rate(n, allowed)}; the Cedar policy makes a write "
+              f"take {written / allowed:.2f}x as long")
         print(f"write without the hash chain        : {rate(n, plain)}; with the chain a write takes "
-              f"{written / plain:.2f}x the time\n")
+              f"{written / plain:.2f}x as long\n")
 
         request = PolicyRequest(principal="codex", action=Action.WRITE_L2, domain="company",
                                 resource_type=ResourceType.ENTRY, target_layer="L2", kind="claim")
@@ -141,7 +170,7 @@ def main() -> None:
         h_small = median_ms(lambda: sessions.handoff(small, "codex", "company", open_session=False))
         h_large = median_ms(lambda: sessions.handoff(large, "codex", "company", open_session=False))
         print("## handoff")
-        print(f"filled {big:,} entries through the batched path in {filled:.1f}s ({rate(big, filled)})")
+        print(f"filled {big:,} entries (import batches of 1,000) in {filled:.1f}s ({rate(big, filled)})")
         print(f"handoff with 1k entries   : {h_small:.2f} ms")
         print(f"handoff with {big // 1000}k entries : {h_large:.2f} ms (ratio {h_large / h_small:.2f}; "
               "an index, not a scan)")
@@ -169,11 +198,15 @@ def audit_verify(hall: Hall) -> None:
 
 
 def materialization(small: Hall, large: Hall, big: int) -> None:
-    from memhall.ledgers.materialize import materialize_for_bench
+    from memhall.ledgers.materialize import materialize
 
-    m_small = median_ms(lambda: materialize_for_bench(small), repeat=5)
-    m_large = median_ms(lambda: materialize_for_bench(large), repeat=5)
+    def run(hall: Hall) -> None:
+        materialize(hall, "claude", "company", seat="gemini", task=TASK)
+
+    m_small = median_ms(lambda: run(small), repeat=7)
+    m_large = median_ms(lambda: run(large), repeat=7)
     print("## materialization")
+    print(f"materialize (task {TASK!r}, recording included)")
     print(f"materialize with 1k entries   : {m_small:.1f} ms")
     print(f"materialize with {big // 1000}k entries : {m_large:.1f} ms (ratio {m_large / m_small:.2f})")
 
