@@ -18,6 +18,8 @@ from memhall.domains.values import Layer
 from memhall.governance import history, promotions, sessions
 from memhall.governance.hall import Hall
 from memhall.governance.store import Store
+from memhall.ledgers import markdown
+from memhall.ledgers.materialize import materialize
 
 TOUR_ROLES = """\
 # The tour's own roles: one human owner, three agents, one domain.
@@ -144,7 +146,18 @@ def _tour(hall: Hall) -> None:
     _say(render_layer(promotions.ratified(hall, "maki", "company", "L3")))
     _say(render_layer(promotions.ratified(hall, "maki", "company", "L4")))
 
-    _step("8. Every event, allowed or refused, is in the domain's log")
+    _step("8. Council materialization: what a seat may rely on, as ledgers A, B and C")
+    _run('memhall --as maki write --layer L2 --kind quote "Reminders never go out on weekends."',
+         lambda: hall.write("maki", "company", draft(layer="L2", kind="quote",
+                                                     text="Reminders never go out on weekends.")))
+    done = _run('memhall --as claude materialize --seat gemini --task "when do reminder e-mails go out"',
+                lambda: materialize(hall, "claude", "company", seat="gemini",
+                                    task="when do reminder e-mails go out"))
+    _say(markdown.ledgers(done.ledgers))
+    _refused("memhall --as gemini materialize --seat gemini --task ...   # no seat serves itself",
+             lambda: materialize(hall, "gemini", "company", seat="gemini", task="anything"))
+
+    _step("9. Every event, allowed or refused, is in the domain's log")
     for event in history.log(hall, "maki", "company", limit=6):
         _say(render.event_line(event))
     _say("\nTour done. Next: `memhall init` in your project, then `memhall policy check`.")

@@ -22,6 +22,8 @@ def test_the_tour_shows_handoff_by_time_history_search_and_refusals(tmp_path: Pa
     assert "no rule permits write_l2 for gemini" in done.stdout
     assert "chairs-never-ratify" in done.stdout or "only-ratify-owners-decide" in done.stdout
     assert "L4 unavailable: nothing ratified in company" in done.stdout
+    assert "## A. The human's own words" in done.stdout
+    assert "no-self-materialization" in done.stdout
 
 
 def test_the_tour_in_json_keeps_stdout_to_json(tmp_path: Path) -> None:
@@ -29,7 +31,7 @@ def test_the_tour_in_json_keeps_stdout_to_json(tmp_path: Path) -> None:
 
     summary = json.loads(result.stdout)
     assert result.exit_code == 0
-    assert len(summary["refusals"]) == 3
+    assert len(summary["refusals"]) == 4
 
 
 def test_init_creates_a_store_folder_and_a_policy_that_checks(tmp_path: Path) -> None:
