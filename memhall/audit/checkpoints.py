@@ -30,6 +30,8 @@ class Checkpoint(BaseModel):
     position: int = Field(ge=0)
     head: str = Field(pattern=r"^[0-9a-f]{64}$")
     at: datetime
+    #: the identity of the store it was taken of (None in files from before it existed)
+    store: str | None = None
 
 
 def load(path: Path) -> list[Checkpoint]:
@@ -57,6 +59,17 @@ def append(path: Path, checkpoints: Iterable[Checkpoint]) -> None:
             out.write(checkpoint.model_dump_json() + "\n")
         out.flush()
         os.fsync(out.fileno())
+
+
+def of_store(path: Path, found: Sequence[Checkpoint], store: str | None) -> list[Checkpoint]:
+    """The checkpoints, refusing a file taken of another store: verifying a store
+    against someone else's heads would only report a confusing rewrite."""
+    foreign = sorted({c.store for c in found if c.store and store and c.store != store})
+    if foreign:
+        raise AuditFailureError(
+            f"{path} holds checkpoints of store {', '.join(foreign)}, not of this store ({store}): "
+            "pass this store's file with --checkpoints")
+    return list(found)
 
 
 def latest(checkpoints: Sequence[Checkpoint]) -> dict[str, Checkpoint]:

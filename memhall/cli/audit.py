@@ -16,7 +16,7 @@ from memhall.audit.verify import BATCH, ChainReport, ChainSource, snapshot, veri
 from memhall.cli.context import App, emit, json_option, note
 from memhall.domains.errors import AuditFailureError, InvalidValueError
 from memhall.governance.store import Store, resolve_url
-from memhall.governance.tables import SYSTEM, domains_table, tables_for
+from memhall.governance.tables import SYSTEM, domains_table, store_table, tables_for
 from memhall.policies.model import Action
 
 pass_app = click.make_pass_decorator(App, ensure=True)
@@ -42,7 +42,8 @@ def verify(app: App, path: Path | None, batch: int) -> None:
     events end to end, and every checkpoint must still be a prefix of it."""
     if path is None and DEFAULT_PATH.is_file():
         path = DEFAULT_PATH
-    reports = _verify(app, checkpoints.load(path) if path else [], incremental=False, batch=batch)
+    reports, _ = _verify(app, path, checkpoints.load(path) if path else [], incremental=False,
+                         batch=batch)
     emit(app, {"ok": all(r.ok for r in reports), "checkpoints": str(path) if path else None,
                "domains": reports}, lambda: "\n".join(_verdict(r) for r in reports))
     _fail_if_broken(reports)
@@ -69,10 +70,11 @@ def write_checkpoint(app: App, path: Path | None) -> list[Checkpoint]:
     no checkpoint, so tampering is never blessed."""
     target = path or DEFAULT_PATH
     previous = checkpoints.load(target) if target.is_file() else []
-    reports = _verify(app, previous, incremental=True, batch=BATCH)
+    reports, store_id = _verify(app, target, previous, incremental=True, batch=BATCH)
     _fail_if_broken(reports)
     now = datetime.now(timezone.utc)
-    written = [Checkpoint(domain=r.domain, position=r.position, head=r.head, at=now) for r in reports]
+    written = [Checkpoint(domain=r.domain, position=r.position, head=r.head, at=now, store=store_id)
+               for r in reports]
     checkpoints.append(target, written)
     note(f"checkpoint: {len(written)} chain heads appended to {target} (commit it)")
     return written
@@ -130,15 +132,26 @@ def log(app: App, actor: str | None, action: str | None, layer: str | None, deci
     emit(app, found, lambda: "\n".join(_row(r) for r in found) or "no audit rows match")
 
 
-def _verify(app: App, seen: list[Checkpoint], *, incremental: bool, batch: int) -> list[ChainReport]:
+def _verify(app: App, path: Path | None, seen: list[Checkpoint], *, incremental: bool,
+            batch: int) -> tuple[list[ChainReport], str | None]:
     store = _open(app)
     try:
         with snapshot(store.read_engine) as conn:
             sources = [ChainSource(d, tables_for(d).events_name, tables_for(d).chain.name)
                        for d in _streams(conn, store)]
-            return verify_store(conn, sources, seen, incremental=incremental, batch=batch)
+            store_id = _store_id(conn)
+            if path is not None:
+                seen = checkpoints.of_store(path, seen, store_id)
+            return verify_store(conn, sources, seen, incremental=incremental, batch=batch), store_id
     finally:
         store.dispose()
+
+
+def _store_id(conn: Connection) -> str | None:
+    if store_table.name not in inspect(conn).get_table_names():
+        return None
+    row = conn.execute(select(store_table.c.id)).first()
+    return str(row[0]) if row else None
 
 
 def _open(app: App) -> Store:

@@ -4,15 +4,16 @@ and the one `save` that writes events, projections and the chain together."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any, cast
-from uuid import UUID
+from uuid import UUID, uuid4
 
 from eventsourcing.application import AggregateNotFoundError, Repository
 from eventsourcing.domain import DomainEventProtocol
 from eventsourcing.persistence import EventStore, StoredEvent
 from eventsourcing_sqlalchemy.recorders import SQLAlchemyApplicationRecorder
 from sqlalchemy import insert, inspect, select, text
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from memhall.audit.chain import GENESIS, ChainedEvent, link
@@ -21,7 +22,14 @@ from memhall.domains.errors import NotFoundError, UnknownDomainError
 from memhall.governance import projections, promotion_records, requests  # noqa: F401 (registers handlers)
 from memhall.governance.mapper import PydanticMapper, new_mapper
 from memhall.governance.store import Store
-from memhall.governance.tables import SYSTEM, DomainTables, domains_table, registry_metadata, tables_for
+from memhall.governance.tables import (
+    SYSTEM,
+    DomainTables,
+    domains_table,
+    registry_metadata,
+    store_table,
+    tables_for,
+)
 
 
 class DomainStream:
@@ -131,8 +139,14 @@ class Streams:
         if self._ready:
             return
         engine = self.store.write_engine
-        if not inspect(engine).has_table(domains_table.name):
+        if not inspect(engine).has_table(store_table.name):
             registry_metadata.create_all(engine, checkfirst=True)
+            try:
+                with engine.begin() as conn:
+                    conn.execute(insert(store_table), {"key": "store", "id": str(uuid4()),
+                                                       "created_at": datetime.now(timezone.utc)})
+            except IntegrityError:
+                pass  # another process named the store first
         system = self._stream(SYSTEM)
         if not inspect(engine).has_table(system.tables.chain.name):
             system.create(self.store)

@@ -40,6 +40,16 @@ domains_table = Table(
     Column("created_by", String(64), nullable=False),
 )
 
+#: one row: this store's identity, so a checkpoint file names the store it was
+#: taken of (a restored older copy keeps it; a different store does not)
+store_table = Table(
+    "mh_store",
+    registry_metadata,
+    Column("key", String(8), primary_key=True),
+    Column("id", String(36), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
 Position = BigInteger().with_variant(Integer(), "sqlite")
 
 

@@ -103,3 +103,34 @@ def test_an_empty_stream_can_be_checkpointed_again_and_again(hall: Hall, store_u
 
     assert [(c.domain, c.position) for c in again] == [("company", 1), ("family", 1), (SYSTEM, 0)]
     assert all(r.ok for r in verify(store_url, checkpoints.load(file)).values())
+
+
+def test_a_checkpoint_file_of_another_store_is_refused_with_a_clear_line(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from memhall.cli.context import App
+    from memhall.cli.main import cli
+    from memhall.domains.entry import draft
+    from memhall.governance.hall import Hall
+    from memhall.governance.store import Store
+    from memhall.policies.engine import PolicySet
+
+    files = {}
+    for name in ("one", "two"):
+        hall = Hall(Store(f"sqlite:///{tmp_path / name}.db"), PolicySet.load(None))
+        hall.create_domain("maki", "company")
+        hall.write("codex", "company", draft(text=f"{name} note"))
+        hall.store.dispose()
+        files[name] = tmp_path / f"{name}.jsonl"
+        taken = CliRunner().invoke(cli, ["--store", str(tmp_path / f"{name}.db"), "audit", "checkpoint",
+                                         "--file", str(files[name])], obj=App())
+        assert taken.exit_code == 0, taken.output
+
+    crossed = CliRunner().invoke(cli, ["--store", str(tmp_path / "one.db"), "audit", "verify",
+                                       "--checkpoints", str(files["two"])], obj=App())
+    own = CliRunner().invoke(cli, ["--store", str(tmp_path / "one.db"), "audit", "verify",
+                                   "--checkpoints", str(files["one"])], obj=App())
+
+    assert crossed.exit_code == 4
+    assert "not of this store" in crossed.stderr
+    assert own.exit_code == 0
