@@ -157,22 +157,19 @@ def _layer_listing(view: LayerView) -> str:
     return "\n".join(lines)
 
 
-@click.command()
-@json_option
-@pass_app
-def knowledge(app: App) -> None:
-    """What is ratified at L3 (never L2 standing in)."""
-    view = use.ratified(app.hall, app.actor, app.domain, "L3")
-    emit(app, view, lambda: _layer_listing(view))
+def _ratified_at(layer: str, name: str, help_text: str) -> click.Command:
+    @click.command(name, help=help_text)
+    @json_option
+    @pass_app
+    def listing(app: App) -> None:
+        view = use.ratified(app.hall, app.actor, app.domain, layer)
+        emit(app, view, lambda: _layer_listing(view))
+
+    return listing
 
 
-@click.command()
-@json_option
-@pass_app
-def canon(app: App) -> None:
-    """What is ratified at L4 (never a lower layer standing in)."""
-    view = use.ratified(app.hall, app.actor, app.domain, "L4")
-    emit(app, view, lambda: _layer_listing(view))
+knowledge = _ratified_at("L3", "knowledge", "What is ratified at L3 (never L2 standing in).")
+canon = _ratified_at("L4", "canon", "What is ratified at L4 (never a lower layer standing in).")
 
 
 commands = (promote, nominate, remind, dissent, ratify, reject, withdraw, demote, promotions_,

@@ -6,20 +6,17 @@ view says plainly that they are not current state.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 from uuid import UUID
 
 from sqlalchemy import Connection, select, text
 
 from memhall.domains.errors import InvalidValueError, NotFoundError
+from memhall.governance import fulltext
 from memhall.governance.hall import Hall
 from memhall.governance.streams import DomainStream
 from memhall.governance.views import EntryView, EventView, SearchView, ShowView, as_utc
 from memhall.policies.model import Action, ResourceType
-
-_WORD = re.compile(r"\w+", re.UNICODE)
-
 
 def entry_row(conn: Connection, stream: DomainStream, entry_id: UUID | str) -> EntryView | None:
     entries = stream.tables.entries
@@ -65,13 +62,6 @@ def _uuid_param(hall: Hall, ident: UUID) -> Any:
     return ident.bytes if hall.store.dialect == "sqlite" else ident
 
 
-def fts_query(query: str) -> str:
-    words = _WORD.findall(query)
-    if not words:
-        raise InvalidValueError("search needs at least one word")
-    return " ".join('"' + w.replace('"', "") + '"' for w in words)
-
-
 def search(hall: Hall, actor: str, domain: str, query: str, limit: int = 20) -> SearchView:
     """History search, best match first (SQLite FTS5 / PostgreSQL full text)."""
     stream, _ = hall.ask(actor, Action.SEARCH, domain)
@@ -80,24 +70,14 @@ def search(hall: Hall, actor: str, domain: str, query: str, limit: int = 20) -> 
 
 
 def lexical(hall: Hall, stream: DomainStream, query: str, limit: int) -> list[EntryView]:
-    """Entries matching the words of `query`, best first (also a recall channel)."""
-    match = fts_query(query)
+    """Entries matching every word of `query`, best first."""
+    words = fulltext.words_of(query)
+    if not words:
+        raise InvalidValueError("search needs at least one word")
     entries = stream.tables.entries
     with hall.store.read() as conn:
-        if hall.store.dialect == "sqlite":
-            ids = [r[0] for r in conn.execute(
-                text(f"SELECT entry_id FROM {stream.tables.search_name} WHERE {stream.tables.search_name} "
-                     "MATCH :q ORDER BY bm25({0}) LIMIT :n".format(stream.tables.search_name)),
-                {"q": match, "n": limit},
-            )]
-        else:
-            ids = [r[0] for r in conn.execute(
-                text(f"SELECT id FROM {entries.name} WHERE to_tsvector('simple', text || ' ' || "
-                     "coalesce(interpretation, '')) @@ plainto_tsquery('simple', :q) ORDER BY "
-                     "ts_rank(to_tsvector('simple', text || ' ' || coalesce(interpretation, '')), "
-                     "plainto_tsquery('simple', :q)) DESC, created_position DESC LIMIT :n"),
-                {"q": " ".join(_WORD.findall(query)), "n": limit},
-            )]
+        ids = [i for i, _ in fulltext.match(conn, stream.tables, hall.store.dialect, words,
+                                            any_word=False, limit=limit)]
         rows = {r.id: r for r in conn.execute(select(entries).where(entries.c.id.in_(ids)))}
     return [EntryView.from_row(stream.name, rows[i]) for i in ids if i in rows]
 

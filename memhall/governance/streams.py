@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from memhall.audit.chain import GENESIS, ChainedEvent, link
 from memhall.domains.aggregate import Aggregate, DomainEvent
 from memhall.domains.errors import NotFoundError, UnknownDomainError
+from memhall.governance import fulltext
 from memhall.governance import projections, promotion_records, requests  # noqa: F401 (registers handlers)
 from memhall.governance.mapper import PydanticMapper, new_mapper
 from memhall.governance.store import Store
@@ -63,8 +64,7 @@ class DomainStream:
                 conn.execute(
                     text(
                         f"CREATE INDEX IF NOT EXISTS {self.tables.prefix}entries_fts ON "
-                        f"{self.tables.entries.name} USING GIN "
-                        "(to_tsvector('simple', text || ' ' || coalesce(interpretation, '')))"
+                        f"{self.tables.entries.name} USING GIN ({fulltext.DOCUMENT})"
                     )
                 )
 

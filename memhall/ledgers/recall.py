@@ -8,7 +8,7 @@ transaction (a snapshot), so the log position and the rows agree.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -18,6 +18,7 @@ from sqlalchemy import Connection, or_, select, text
 
 from memhall.domains.entry import Tags
 from memhall.domains.values import Layer
+from memhall.governance import fulltext
 from memhall.governance.store import Store
 from memhall.governance.streams import DomainStream
 from memhall.governance.views import as_utc
@@ -149,29 +150,10 @@ def _position(conn: Connection, stream: DomainStream) -> int:
     return int(row[0]) if row else 0
 
 
-def _fts_terms(words: Iterable[str]) -> str:
-    return " OR ".join('"' + w.replace('"', "") + '"' for w in words)
-
-
 def _lexical(conn: Connection, stream: DomainStream, words: Sequence[str], k: int,
              dialect: str) -> list[tuple[str, float]]:
     """Full-text match of any task word, best first (BM25 on SQLite, ts_rank on PostgreSQL)."""
-    if not words:
-        return []
-    t = stream.tables
-    if dialect == "sqlite":
-        rows = conn.execute(text(
-            f"SELECT entry_id, bm25({t.search_name}) AS s FROM {t.search_name} "
-            f"WHERE {t.search_name} MATCH :q ORDER BY s, entry_id LIMIT :k"),
-            {"q": _fts_terms(words), "k": k}).all()
-        return [(str(r[0]), -float(r[1])) for r in rows]
-    doc = "to_tsvector('simple', text || ' ' || coalesce(interpretation, ''))"
-    query = "to_tsquery('simple', :q)"
-    rows = conn.execute(text(
-        f"SELECT id, ts_rank({doc}, {query}) AS s FROM {t.entries.name} WHERE {doc} @@ {query} "
-        "ORDER BY s DESC, id LIMIT :k"),
-        {"q": " | ".join(re.sub(r"\W", "", w) or "_" for w in words), "k": k}).all()
-    return [(str(r[0]), float(r[1])) for r in rows]
+    return fulltext.match(conn, stream.tables, dialect, words, any_word=True, limit=k)
 
 
 def _tag_scan(conn: Connection, stream: DomainStream, terms: Sequence[str], dialect: str) -> list[str]:
@@ -183,7 +165,7 @@ def _tag_scan(conn: Connection, stream: DomainStream, terms: Sequence[str], dial
         rows = conn.execute(text(
             f"SELECT entry_id FROM {t.search_name} WHERE {t.search_name} MATCH :q "
             f"ORDER BY bm25({t.search_name}), entry_id LIMIT :k"),
-            {"q": _fts_terms(terms), "k": ENTITY_SCAN}).all()
+            {"q": " OR ".join(f'"{w}"' for w in terms), "k": ENTITY_SCAN}).all()
         return [str(r[0]) for r in rows]
     e = t.entries
     rows = conn.execute(text(
