@@ -11,6 +11,8 @@ import sys
 import time
 
 import click
+from eventsourcing.persistence import PersistenceError
+from sqlalchemy.exc import SQLAlchemyError
 
 from memhall.cli.context import App, json_option
 from memhall.domains.errors import MemhallError
@@ -38,6 +40,13 @@ def configure_logging(verbose: int) -> None:
     )
 
 
+def _first_line(error: BaseException) -> str:
+    """The driver's own message, on one line (SQLAlchemy appends a help link)."""
+    cause = getattr(error, "orig", None) or error.__cause__ or error
+    text = str(cause).strip().splitlines()
+    return text[0] if text else type(error).__name__
+
+
 class HallGroup(click.Group):
     """The root group: commands load lazily, and a user's error becomes one line
     on stderr and its exit code."""
@@ -62,6 +71,11 @@ class HallGroup(click.Group):
                 raise
             click.echo(f"error: {error}", err=True)
             ctx.exit(error.exit_code)
+        except (SQLAlchemyError, PersistenceError) as error:
+            if ctx.find_object(App) and ctx.ensure_object(App).verbose:
+                raise
+            click.echo(f"error: the store cannot be used: {_first_line(error)}", err=True)
+            ctx.exit(EXIT_ERROR)
 
 
 @click.group(cls=HallGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -161,5 +175,6 @@ def main(argv: list[str] | None = None) -> None:
     except Exception as error:  # the last line of defence: no traceback for users
         if verbose:
             raise
-        click.echo(f"internal error: {type(error).__name__}: {error} (run with -v for details)", err=True)
+        click.echo(f"internal error: {type(error).__name__}: {_first_line(error)} (run with -v for details)",
+                   err=True)
         sys.exit(EXIT_ERROR)

@@ -119,3 +119,13 @@ def test_policy_explain_reads_an_entrys_facts_from_the_store(memhall: Invoke) ->
     assert explained["facts"]["author"] == "gemini"
     assert explained["decision"]["allowed"] is False
     assert explained["decision"]["rule_id"] == "promotion-to-l2-needs-evidence"
+
+
+def test_an_unusable_store_is_one_line_not_a_traceback(tmp_path: Path) -> None:
+    not_a_db = tmp_path / "notes.txt"
+    not_a_db.write_text("shopping list\n" * 100)
+
+    done = run_cli(["--store", str(not_a_db), "--as", "maki", "domain", "list"], cwd=tmp_path)
+
+    assert done.returncode == 1
+    assert done.stderr.strip() == "error: the store cannot be used: file is not a database"
