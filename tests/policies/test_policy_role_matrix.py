@@ -13,8 +13,13 @@ READERS = {A.READ, A.SEARCH, A.HANDOFF}
 HOLDERS = {"codex": "session_chair", "gemini": "seat", "claude": "system_chair", "maki": "ratify_owner"}
 
 
+WRITES = {A.WRITE_L1: "L1", A.WRITE_L2: "L2"}  # a write action names the layer it writes
+
+
 def may(role: str, action: Action, layer: str, target: str) -> bool:
     """SPEC §1-§3, written out independently of the Cedar rules."""
+    if action in WRITES and target != WRITES[action]:
+        return False
     if action in READERS:
         return True
     if role == "session_chair":
