@@ -9,7 +9,8 @@ action apply to, the grid varies the facts the rules can see:
   evidence yes/no, times every entry kind (and none) for write_l1/write_l2;
 - promotions: L1->L2, L2->L3, L3->L4, times 0..3 reminder sessions, times
   dissent recorded yes/no, times nominated by the principal itself or another;
-- domains: one request.
+- domains: the seat a request or materialization is for: none, the principal
+  itself, or another.
 
 Payload claims (another principal, another domain, another layer than the
 store's) are tried on every request that either policy set allows without a
@@ -63,6 +64,9 @@ class Point:
         nominator = fields.pop("nominated_by", "")
         if nominator:
             fields["nominated_by"] = self.principal if nominator == "self" else OTHER
+        seat = fields.pop("seat", "")
+        if seat:
+            fields["seat"] = self.principal if seat == "self" else OTHER
         if self.resource_type is ResourceType.PROMOTION:
             fields["promotion_path"] = PATHS.get((self.layer, self.target_layer), "")
         if self.claim == "principal":
@@ -100,7 +104,7 @@ def variants(action: Action, resource_type: ResourceType) -> list[Variant]:
     if resource_type is ResourceType.ENTRY:
         kinds = KINDS if action in WRITES else ("",)
         return [(("has_evidence", e), ("kind", k)) for e in (False, True) for k in kinds]
-    return [()]
+    return [(("seat", seat),) for seat in ("", "self", "other")]
 
 
 def moves(action: Action, resource_type: ResourceType) -> tuple[tuple[str, str], ...]:

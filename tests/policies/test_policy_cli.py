@@ -125,7 +125,7 @@ def test_diff_prints_markdown_for_the_pull_request(runner: CliRunner, tmp_path: 
 
     unchanged = runner.invoke(policy, ["diff", "--base", "HEAD", str(repo / "memhall-policy")])
     seat = repo / "memhall-policy" / "seat.cedar"
-    seat.write_text(seat.read_text().replace('action == Action::"request"', 'action in [Action::"request", Action::"write_l2"]'))
+    seat.write_text(seat.read_text().replace('action == Action::"write_l1"', 'action in [Action::"write_l1", Action::"write_l2"]'))
     changed = runner.invoke(policy, ["diff", "--base", "HEAD", str(repo / "memhall-policy"), "--json"])
 
     assert unchanged.exit_code == 0, unchanged.output

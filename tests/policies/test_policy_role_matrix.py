@@ -61,6 +61,7 @@ def matrix(policy_set: PolicySet, principals: list[str]) -> list[PolicyRequest]:
                             resource_type=rtype, layer=layer, target_layer=target,
                             has_evidence=True, reminder_sessions=3, dissent_recorded=True,
                             nominated_by=principal if action is A.WITHDRAW else "someone-else",
+                            seat=principal if action is A.REQUEST else "",
                         ))
     return requests
 
