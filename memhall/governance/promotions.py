@@ -10,7 +10,7 @@ only: it rewrites no agent's instructions.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 from uuid import UUID
 
 from sqlalchemy import select
@@ -141,10 +141,43 @@ def dissent(hall: Hall, actor: str, domain: str, promotion_id: UUID,
             f"invalid dissent {'.'.join(str(x) for x in first['loc'])}: {first['msg']}") from None
 
     def act(p: Promotion, e: Entry, d: Decision) -> list[Any]:
+        members = council(hall, d.request.domain)
+        given = {position.member for position in parsed}
+        if members is not None:
+            strangers, missing = sorted(given - set(members)), sorted(set(members) - given)
+            if strangers:
+                raise InvalidValueError(
+                    f"not on the council of {d.request.domain}: {', '.join(strangers)} "
+                    f"(the council: {', '.join(members)})")
+            if missing:
+                raise InvalidValueError(
+                    f"a full-council dissent record needs every member's position: "
+                    f"missing {', '.join(missing)}")
         p.record_dissent(parsed, actor=d.request.principal, rule=d.rule_id)
         return []
 
     return _on_promotion(hall, actor, domain, promotion_id, Action.DISSENT, act)
+
+
+@runtime_checkable
+class KnowsRoles(Protocol):
+    @property
+    def principals(self) -> tuple[str, ...]: ...
+
+    def roles_of(self, principal: str, domain: str) -> frozenset[str]: ...
+
+
+COUNCIL_ROLES = frozenset({"system_chair", "session_chair", "seat"})
+
+
+def council(hall: Hall, domain: str) -> list[str] | None:
+    """The domain's council: every principal holding a chair or a seat there
+    (the ratify owner decides; it does not sit on the council). None when the
+    policy cannot say who holds roles."""
+    gate = hall.gate
+    if not isinstance(gate, KnowsRoles):
+        return None
+    return sorted(p for p in gate.principals if gate.roles_of(p, domain) & COUNCIL_ROLES)
 
 
 def ratify(hall: Hall, actor: str, domain: str, promotion_id: UUID) -> Promotion:

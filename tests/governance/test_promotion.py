@@ -13,7 +13,8 @@ from memhall.governance import history, promotions, sessions
 from memhall.governance.hall import Hall
 
 POSITIONS = [{"member": "gemini", "position": "agree", "reason": "matches the runbook"},
-             {"member": "codex", "position": "disagree", "reason": "too early"}]
+             {"member": "codex", "position": "disagree", "reason": "too early"},
+             {"member": "claude", "position": "abstain", "reason": "nominated it"}]
 
 
 def l1(hall: Hall, text: str = "retries fix the flaky deploy") -> UUID:
@@ -192,3 +193,18 @@ def test_a_second_open_nomination_of_the_same_entry_is_refused(hall: Hall) -> No
 
     with pytest.raises(InvalidValueError, match="already has an open nomination"):
         promotions.nominate(hall, "claude", "company", entry, Layer.L3, "again")
+
+
+def test_a_dissent_record_needs_every_council_member_and_only_them(hall: Hall) -> None:
+    entry = l1(hall)
+    to_l2(hall, entry)
+    to_l3(hall, entry)
+    canon = promotions.nominate(hall, "claude", "company", entry, Layer.L4, "binding")
+
+    with pytest.raises(InvalidValueError, match="missing claude, codex"):
+        promotions.dissent(hall, "claude", "company", canon.id, POSITIONS[:1])
+    with pytest.raises(InvalidValueError, match="not on the council of company: maki"):
+        promotions.dissent(hall, "claude", "company", canon.id,
+                           [*POSITIONS, {"member": "maki", "position": "agree", "reason": "x"}])
+
+    assert promotions.promotions(hall, "maki", "company")[0].dissent == []

@@ -64,7 +64,8 @@ def test_a_seat_answer_becomes_canon_only_through_the_owner(tmp_path: Path) -> N
     story.ok("codex", "remind", canon, session=sessions[2])
     assert "no dissent recorded" in story.refused("maki", "ratify", canon)
     story.ok("claude", "dissent", canon, "--member", "gemini", "--position", "agree", "--reason", "matches",
-             "--member", "codex", "--position", "abstain", "--reason", "no view")
+             "--member", "codex", "--position", "abstain", "--reason", "no view",
+             "--member", "claude", "--position", "agree", "--reason", "nominated it")
     assert "chair" in story.refused("claude", "ratify", canon)
     assert story.ok("maki", "canon")["available"] is False
     story.ok("maki", "ratify", canon)
