@@ -36,14 +36,17 @@ def handoff(app: App, limit: int, no_session: bool) -> None:
 @click.option("--closes", multiple=True, type=click.UUID, help="An open loop this session closes.")
 @click.option("--open", "opens", multiple=True, help="Text of an open loop this session leaves.")
 @click.option("--checkpoint", is_flag=True, help="Also write an audit checkpoint.")
+@click.option("--idempotency-key", help="Retrying with the same key returns the first wrap-up.")
 @json_option
 @pass_app
 def wrap_up(app: App, summary: str | None, session_id: str | None, pointers: tuple[str, ...],
-            closes: tuple[UUID, ...], opens: tuple[str, ...], checkpoint: bool) -> None:
+            closes: tuple[UUID, ...], opens: tuple[str, ...], checkpoint: bool,
+            idempotency_key: str | None) -> None:
     """Session end: a short summary plus pointers, loops opened and closed."""
     text = summary if summary is not None else stdin_text()
     result = sessions.wrap_up(app.hall, app.actor, app.domain, text, session_id=session_id,
-                              pointers=pointers, closes=closes, opens=opens)
+                              pointers=pointers, closes=closes, opens=opens,
+                              idempotency_key=idempotency_key)
     if checkpoint:
         from memhall.cli.audit import write_checkpoint
 
@@ -73,6 +76,7 @@ def wrap_up(app: App, summary: str | None, session_id: str | None, pointers: tup
 @click.option("--supersedes", type=click.UUID, help="An entry this one replaces.")
 @click.option("--pending", "pending", multiple=True, help="An open MEMORY REQUEST this depends on.")
 @click.option("--session", "session_id", envvar="MEMHALL_SESSION", help="The session writing.")
+@click.option("--idempotency-key", help="Retrying with the same key writes nothing new.")
 @click.option("--payload", type=click.File("r"),
               help="Read the entry as JSON from a file ('-' for stdin).")
 @json_option
@@ -81,7 +85,7 @@ def write(app: App, text: str | None, layer: str, kind: str, people: tuple[str, 
           places: tuple[str, ...], topics: tuple[str, ...], source_kind: str, source_agent: str | None,
           evidence_refs: tuple[str, ...], claim_root: str | None, confidence: int | None,
           interpretation: str | None, supersedes: UUID | None, pending: tuple[str, ...],
-          session_id: str | None, payload: IO[str] | None) -> None:
+          session_id: str | None, idempotency_key: str | None, payload: IO[str] | None) -> None:
     """Write an L1 or L2 entry (TEXT, or --payload JSON)."""
     claimed: dict[str, str] = {}
     if payload is not None:
@@ -103,9 +107,12 @@ def write(app: App, text: str | None, layer: str, kind: str, people: tuple[str, 
             provenance={"source_kind": source_kind, "source_agent_id": source_agent,
                         "evidence_refs": evidence_refs, "claim_root_id": claim_root},
             confidence=confidence, session_id=session_id, pending_requests=pending,
+            idempotency_key=idempotency_key,
         )
     result = app.hall.write(app.actor, app.domain, entry, supersedes=supersedes, **claimed)
-    if result.duplicate:
+    if result.replayed:
+        note(f"replayed: idempotency key already written as {result.entry_id}; nothing new written")
+    elif result.duplicate:
         note(f"duplicate: the same memory is already stored as {result.duplicate_of}; nothing new written")
     emit(app, result, lambda: f"[{result.layer}] {result.entry_id}")
 

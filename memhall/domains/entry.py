@@ -79,6 +79,8 @@ class EntryDraft(BaseModel):
     pending_requests: tuple[str, ...] = ()
     #: ids this entry points to (a wrap-up's open loops, related entries)
     pointers: tuple[str, ...] = ()
+    #: set by a caller that may retry after a crash: the same key is the same write
+    idempotency_key: str | None = Field(default=None, min_length=1, max_length=128)
 
     @field_validator("text")
     @classmethod
@@ -132,6 +134,7 @@ class Entry(Aggregate):
         dedup_key: str
         pending_requests: tuple[str, ...]
         pointers: tuple[str, ...]
+        idempotency_key: str | None = None
 
     class Superseded(Aggregate.Event):
         TOPIC = "memhall.Entry.Superseded"
@@ -175,6 +178,7 @@ class Entry(Aggregate):
         dedup_key: str,
         pending_requests: tuple[str, ...],
         pointers: tuple[str, ...],
+        idempotency_key: str | None,
         actor: str,
         rule: str,
     ) -> None:
@@ -217,6 +221,7 @@ class Entry(Aggregate):
             dedup_key=entry.dedup_key(),
             pending_requests=entry.pending_requests,
             pointers=entry.pointers,
+            idempotency_key=entry.idempotency_key,
             actor=actor,
             rule=rule,
         )

@@ -195,6 +195,10 @@ class Hall:
                     f"cannot write at {entry.layer.value}: L3 and L4 are reached only by promotion"
                 ), rule="layers-by-promotion-only")
             self._check_pending(session, stream, request, entry)
+            replayed = self.replayed(session, stream, entry)
+            if replayed is not None:
+                return WriteResult(entry_id=replayed, domain=stream.name, layer=entry.layer.value,
+                                   duplicate_of=replayed, replayed=True, rule=decision.rule_id)
             duplicate = self._duplicate(session, stream, entry)
             if duplicate is not None:
                 return WriteResult(entry_id=duplicate, domain=stream.name, layer=entry.layer.value,
@@ -230,7 +234,7 @@ class Hall:
                 decision = self.authorize(session, stream, request)
                 self._check_pending(session, stream, request, entry)
                 key = entry.dedup_key()
-                duplicate = seen.get(key)
+                duplicate = self.replayed(session, stream, entry) or seen.get(key)
                 if duplicate is None:
                     new = Entry.write(stream.name, entry, actor=actor, rule=decision.rule_id,
                                       implanted=self.implanted_confidence)
@@ -241,6 +245,23 @@ class Hall:
                                            rule=decision.rule_id))
             stream.save(session, *fresh)
         return results
+
+    def replayed(self, session: Session, stream: DomainStream, entry: EntryDraft) -> str | None:
+        """The entry an earlier write with the same idempotency key stored, if any.
+        A key reused for different content is refused: it would hide a write."""
+        if entry.idempotency_key is None:
+            return None
+        entries = stream.tables.entries
+        row = session.execute(
+            select(entries.c.id, entries.c.dedup_key).where(entries.c.idempotency_key == entry.idempotency_key)
+        ).first()
+        if row is None:
+            return None
+        if row.dedup_key != entry.dedup_key():
+            raise InvalidValueError(
+                f"idempotency key {entry.idempotency_key!r} was already used for entry {row.id} "
+                "with different content")
+        return str(row.id)
 
     def _check_pending(self, session: Session, stream: DomainStream, request: PolicyRequest,
                        entry: EntryDraft) -> None:

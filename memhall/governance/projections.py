@@ -113,6 +113,7 @@ def _entry_written(db: Db, t: DomainTables, e: Entry.Written, position: int) -> 
             pending_requests=list(e.pending_requests),
             pointers=list(e.pointers),
             dedup_key=e.dedup_key,
+            idempotency_key=e.idempotency_key,
             created_at=at,
             updated_at=at,
             created_position=position,

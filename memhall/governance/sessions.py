@@ -87,6 +87,7 @@ def wrap_up(
     pointers: Sequence[str] = (),
     closes: Sequence[UUID] = (),
     opens: Sequence[str] = (),
+    idempotency_key: str | None = None,
 ) -> WrapUpResult:
     """Session end: an L2 wrap-up (short summary + pointers), loops opened and
     closed, the session wrapped up and closed, all in one transaction."""
@@ -101,6 +102,10 @@ def wrap_up(
         )
         decision = hall.authorize(session, stream, request)
         rule = decision.rule_id
+        if idempotency_key is not None:
+            earlier = _replayed_wrap_up(session, stream, summary, idempotency_key)
+            if earlier is not None:
+                return earlier
         if session_id:
             work: WorkSession = _session(stream, session_id)
         else:
@@ -117,7 +122,7 @@ def wrap_up(
         summary_entry = Entry.write(
             stream.name,
             draft(layer="L2", kind="wrap-up", text=summary.strip(),
-                  session_id=str(work.id), pointers=all_pointers),
+                  session_id=str(work.id), pointers=all_pointers, idempotency_key=idempotency_key),
             actor=actor, rule=rule, implanted=hall.implanted_confidence,
         )
         closed: list[Entry] = []
@@ -135,6 +140,26 @@ def wrap_up(
         entry_id=str(summary_entry.id), session_id=str(work.id), domain=stream.name,
         closed_loops=[str(c.id) for c in closed], opened_loops=[str(l.id) for l in loops],
         pointers=list(all_pointers),
+    )
+
+
+def _replayed_wrap_up(session: Any, stream: DomainStream, summary: str, key: str) -> WrapUpResult | None:
+    """A retried wrap-up (same key) returns what the first one recorded."""
+    entries = stream.tables.entries
+    row = session.execute(select(entries).where(entries.c.idempotency_key == key)).first()
+    if row is None:
+        return None
+    if row.kind != Kind.WRAP_UP.value or row.text != summary.strip():
+        raise InvalidValueError(f"idempotency key {key!r} was already used for entry {row.id} "
+                                "with different content")
+    loops = {r.id: r.session_id for r in session.execute(
+        select(entries.c.id, entries.c.session_id)
+        .where(entries.c.id.in_(row.pointers), entries.c.kind == Kind.OPEN_LOOP.value))}
+    return WrapUpResult(
+        entry_id=row.id, session_id=row.session_id or "", domain=stream.name,
+        opened_loops=[p for p in row.pointers if p in loops and loops[p] == row.session_id],
+        closed_loops=[p for p in row.pointers if p in loops and loops[p] != row.session_id],
+        pointers=list(row.pointers), replayed=True,
     )
 
 

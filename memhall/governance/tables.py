@@ -86,6 +86,7 @@ class DomainTables:
             Column("pending_requests", JSON, nullable=False),
             Column("pointers", JSON, nullable=False),
             Column("dedup_key", String(64), nullable=False),
+            Column("idempotency_key", String(128)),
             Column("superseded_by", String(36)),
             Column("created_at", DateTime(timezone=True), nullable=False),
             Column("updated_at", DateTime(timezone=True), nullable=False),
@@ -94,6 +95,7 @@ class DomainTables:
             Index(p + "entries_kind_time", "kind", "status", "created_at", "created_position"),
             Index(p + "entries_layer", "layer", "status"),
             Index(p + "entries_dedup", "dedup_key"),
+            Index(p + "entries_idempotency", "idempotency_key", unique=True),
         )
         self.sessions = Table(
             p + "sessions",

@@ -42,6 +42,7 @@ class EntryView(View):
     def from_row(cls, domain: str, row: Any) -> EntryView:
         data = dict(row._mapping)
         data.pop("dedup_key", None)
+        data.pop("idempotency_key", None)
         data.pop("created_position", None)
         data["created_at"] = as_utc(data["created_at"])
         data["updated_at"] = as_utc(data["updated_at"])
@@ -68,6 +69,8 @@ class WriteResult(View):
     domain: str
     layer: str
     duplicate_of: str | None = None
+    #: True when an idempotency key matched an earlier write: nothing new was written
+    replayed: bool = False
     rule: str = ""
 
     @property
@@ -82,6 +85,7 @@ class WrapUpResult(View):
     closed_loops: list[str] = []
     opened_loops: list[str] = []
     pointers: list[str] = []
+    replayed: bool = False
 
 
 class HandoffView(View):

@@ -177,3 +177,24 @@ def test_the_batched_import_writes_all_or_nothing_and_deduplicates(hall: Hall) -
     with pytest.raises(PolicyDeniedError):
         hall.write_many("gemini", "company", [draft(text="c"), draft(text="d", layer="L2")])
     assert history.search(hall, "codex", "company", "c").results == []
+
+
+def test_a_write_retried_with_its_idempotency_key_is_stored_once(hall: Hall) -> None:
+    first = hall.write("codex", "company", draft(text="deploy done", idempotency_key="run-7"))
+    again = hall.write("codex", "company", draft(text="deploy done", idempotency_key="run-7"))
+
+    assert again.replayed and again.entry_id == first.entry_id
+    with pytest.raises(InvalidValueError, match="already used"):
+        hall.write("codex", "company", draft(text="something else", idempotency_key="run-7"))
+
+
+def test_a_wrap_up_retried_with_its_idempotency_key_returns_the_first(hall: Hall) -> None:
+    first = sessions.wrap_up(hall, "codex", "company", "shipped", opens=["follow up"], idempotency_key="w-1")
+    again = sessions.wrap_up(hall, "codex", "company", "shipped", opens=["follow up"], idempotency_key="w-1")
+
+    assert again.replayed
+    assert (again.entry_id, again.session_id, again.opened_loops) == (
+        first.entry_id, first.session_id, first.opened_loops)
+    view = sessions.handoff(hall, "codex", "company", open_session=False)
+    assert [e.id for e in view.latest] == [first.entry_id]
+    assert len(view.open_loops) == 1
