@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -103,10 +102,6 @@ def _plain(payload: Any) -> Any:
 def note(message: str) -> None:
     """A message for people: always stderr, so stdout stays clean for --json."""
     click.echo(message, err=True)
-
-
-def env_default(name: str) -> str | None:
-    return os.environ.get(name) or None
 
 
 def stdin_text() -> str:

@@ -11,7 +11,7 @@ from memhall.cli.context import App, emit, json_option
 from memhall.domains.errors import InvalidValueError
 from memhall.domains.values import Layer
 from memhall.governance import promotions as use
-from memhall.governance.promotion_records import LayerView, PromotionView
+from memhall.governance.promotion_records import LayerView
 
 pass_app = click.make_pass_decorator(App, ensure=True)
 YES_NO = click.Choice(["yes", "no"])
@@ -19,10 +19,6 @@ YES_NO = click.Choice(["yes", "no"])
 
 def _layer(value: str) -> Layer:
     return Layer.parse(value)
-
-
-def _said(p: PromotionView | object, verb: str) -> str:
-    return f"{verb} promotion {getattr(p, 'id')}"
 
 
 @click.command()
@@ -113,7 +109,7 @@ def ratify(app: App, promotion_id: UUID) -> None:
 def reject(app: App, promotion_id: UUID, reason: str) -> None:
     """Reject PROMOTION_ID (ratify owner only)."""
     p = use.reject(app.hall, app.actor, app.domain, promotion_id, reason)
-    emit(app, {"promotion_id": str(p.id), "status": p.status.value}, lambda: _said(p, "rejected"))
+    emit(app, {"promotion_id": str(p.id), "status": p.status.value}, lambda: f"rejected promotion {p.id}")
 
 
 @click.command()
@@ -124,7 +120,7 @@ def reject(app: App, promotion_id: UUID, reason: str) -> None:
 def withdraw(app: App, promotion_id: UUID, reason: str) -> None:
     """Withdraw your own nomination PROMOTION_ID."""
     p = use.withdraw(app.hall, app.actor, app.domain, promotion_id, reason)
-    emit(app, {"promotion_id": str(p.id), "status": p.status.value}, lambda: _said(p, "withdrew"))
+    emit(app, {"promotion_id": str(p.id), "status": p.status.value}, lambda: f"withdrew promotion {p.id}")
 
 
 @click.command()
@@ -170,7 +166,3 @@ def _ratified_at(layer: str, name: str, help_text: str) -> click.Command:
 
 knowledge = _ratified_at("L3", "knowledge", "What is ratified at L3 (never L2 standing in).")
 canon = _ratified_at("L4", "canon", "What is ratified at L4 (never a lower layer standing in).")
-
-
-commands = (promote, nominate, remind, dissent, ratify, reject, withdraw, demote, promotions_,
-            knowledge, canon)

@@ -23,7 +23,7 @@ from memhall.domains.errors import InvalidValueError, MemhallError, UnknownDomai
 from memhall.domains.records import DomainStream as DomainOpened
 from memhall.domains.records import Refusal
 from memhall.domains.session import Session as WorkSession
-from memhall.domains.values import DEFAULT_IMPLANTED_CONFIDENCE, Kind, Layer, domain_name, principal_name
+from memhall.domains.values import DEFAULT_IMPLANTED_CONFIDENCE, Layer, domain_name, principal_name
 from memhall.governance.gate import Gate, Refused, denial
 from memhall.governance.requests import unresolved_pending
 from memhall.governance.store import Store
@@ -344,6 +344,3 @@ class Hall:
         work = WorkSession(domain=stream.name, principal=actor, actor=actor, rule=rule)
         stream.save(session, work)
         return work
-
-    def kinds_for_handoff(self) -> tuple[Kind, ...]:
-        return (Kind.STATE, Kind.WRAP_UP, Kind.HANDOFF)

@@ -10,7 +10,6 @@ readers never queue behind writers.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -117,7 +116,3 @@ class Store:
         self.write_engine.dispose()
         if self.read_engine is not self.write_engine:
             self.read_engine.dispose()
-
-
-def store_from_env(store: str | None = None) -> Store:
-    return Store(resolve_url(store or os.environ.get("MEMHALL_STORE")))

@@ -48,10 +48,6 @@ class EntryView(View):
         data["updated_at"] = as_utc(data["updated_at"])
         return cls(domain=domain, **data)
 
-    @property
-    def tag(self) -> str:
-        return f"[{self.layer}]"
-
 
 class EventView(View):
     position: int
