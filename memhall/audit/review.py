@@ -11,7 +11,16 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 
 from pydantic import BaseModel
-from sqlalchemy import Connection, DateTime, Integer, String, Text, column, select, table
+from sqlalchemy import (
+    Connection,
+    DateTime,
+    Integer,
+    String,
+    Text,
+    column,
+    select,
+    table,
+)
 from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.sql.expression import TableClause
 

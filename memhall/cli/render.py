@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from memhall.governance.views import EntryView, EventView, HandoffView, SearchView, ShowView, age
+from memhall.governance.views import (
+    EntryView,
+    EventView,
+    HandoffView,
+    SearchView,
+    ShowView,
+    age,
+)
 
 
 def _now() -> datetime:

@@ -9,12 +9,11 @@ trail.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import ClassVar
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate as BaseAggregate
 from eventsourcing.domain import CanInitAggregate, CanMutateAggregate
-from typing import ClassVar
-
 from pydantic import BaseModel, ConfigDict
 
 

@@ -23,7 +23,6 @@ from memhall.domains.values import (
 )
 
 
-
 class Tags(BaseModel):
     """Entity tags: the nodes an entry connects (SPEC §5, §7)."""
 

@@ -19,11 +19,21 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from memhall.domains.entry import Entry, EntryDraft
-from memhall.domains.errors import InvalidValueError, MemhallError, UnknownDomainError, DomainExistsError
+from memhall.domains.errors import (
+    DomainExistsError,
+    InvalidValueError,
+    MemhallError,
+    UnknownDomainError,
+)
 from memhall.domains.records import DomainStream as DomainOpened
 from memhall.domains.records import Refusal
 from memhall.domains.session import Session as WorkSession
-from memhall.domains.values import DEFAULT_IMPLANTED_CONFIDENCE, Layer, domain_name, principal_name
+from memhall.domains.values import (
+    DEFAULT_IMPLANTED_CONFIDENCE,
+    Layer,
+    domain_name,
+    principal_name,
+)
 from memhall.governance.gate import Gate, Refused, denial
 from memhall.governance.requests import unresolved_pending
 from memhall.governance.store import Store

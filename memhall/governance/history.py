@@ -18,6 +18,7 @@ from memhall.governance.streams import DomainStream
 from memhall.governance.views import EntryView, EventView, SearchView, ShowView, as_utc
 from memhall.policies.model import Action, ResourceType
 
+
 def entry_row(conn: Connection, stream: DomainStream, entry_id: UUID | str) -> EntryView | None:
     entries = stream.tables.entries
     row = conn.execute(select(entries).where(entries.c.id == str(entry_id))).first()

@@ -7,7 +7,13 @@ from uuid import UUID
 
 import orjson
 from eventsourcing.domain import DomainEventProtocol
-from eventsourcing.persistence import Mapper, ProgrammingError, StoredEvent, Transcoder, Transcoding
+from eventsourcing.persistence import (
+    Mapper,
+    ProgrammingError,
+    StoredEvent,
+    Transcoder,
+    Transcoding,
+)
 from eventsourcing.utils import get_topic, resolve_topic
 from pydantic import BaseModel
 

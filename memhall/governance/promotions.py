@@ -21,7 +21,11 @@ from memhall.domains.errors import InvalidValueError, MemhallError
 from memhall.domains.promotion import Position, Promotion
 from memhall.domains.values import Layer, principal_name
 from memhall.governance.hall import Hall
-from memhall.governance.promotion_records import LayerView, PromotionView, promotion_rows
+from memhall.governance.promotion_records import (
+    LayerView,
+    PromotionView,
+    promotion_rows,
+)
 from memhall.governance.streams import DomainStream
 from memhall.governance.views import EntryView
 from memhall.policies.model import Action, Decision, PolicyRequest, ResourceType

@@ -17,9 +17,18 @@ from uuid import UUID
 from sqlalchemy import Connection, insert, select, update
 from sqlalchemy.orm import Session
 
-from memhall.domains.errors import InvalidTransitionError, InvalidValueError, NotFoundError
+from memhall.domains.errors import (
+    InvalidTransitionError,
+    InvalidValueError,
+    NotFoundError,
+)
 from memhall.domains.materialization import Materialization
-from memhall.domains.request import DEFAULT_EXPIRY, MemoryRequest, RequestStatus, effective_status
+from memhall.domains.request import (
+    DEFAULT_EXPIRY,
+    MemoryRequest,
+    RequestStatus,
+    effective_status,
+)
 from memhall.domains.values import principal_name
 from memhall.governance.projections import Db, audits, projects, utc
 from memhall.governance.tables import DomainTables

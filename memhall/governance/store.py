@@ -15,10 +15,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from eventsourcing_sqlalchemy.datastore import SQLAlchemyDatastore
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
-
-from eventsourcing_sqlalchemy.datastore import SQLAlchemyDatastore
 
 BUSY_TIMEOUT_S = 30
 STORE_DIR = ".memhall"

@@ -19,8 +19,7 @@ from sqlalchemy.orm import Session
 from memhall.audit.chain import GENESIS, ChainedEvent, link
 from memhall.domains.aggregate import Aggregate, DomainEvent
 from memhall.domains.errors import NotFoundError, UnknownDomainError
-from memhall.governance import fulltext
-from memhall.governance import projections, promotion_records, requests  # noqa: F401 (registers handlers)
+from memhall.governance import fulltext, projections, promotion_records, requests  # noqa: F401 (registers handlers)
 from memhall.governance.mapper import PydanticMapper, new_mapper
 from memhall.governance.store import Store
 from memhall.governance.tables import (

@@ -5,9 +5,9 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Iterable
-from typing import TypeVar
 from pathlib import Path
 from tempfile import TemporaryDirectory
+from typing import TypeVar
 
 import cedarpy
 from pydantic import BaseModel

@@ -15,7 +15,15 @@ from memhall.audit import checkpoints
 from memhall.audit.chain import GENESIS, ChainedEvent, link
 from memhall.audit.verify import Problem
 from memhall.policies.engine import PolicySet
-from tests.audit.conftest import LAST, REFUSAL, copy_store, raw, take_checkpoint, verify, write_more
+from tests.audit.conftest import (
+    LAST,
+    REFUSAL,
+    copy_store,
+    raw,
+    take_checkpoint,
+    verify,
+    write_more,
+)
 
 EVENTS, CHAIN = "mh_company_events", "mh_company_chain"
 

@@ -6,7 +6,13 @@ import pytest
 
 from memhall.domains.entry import Entry, draft
 from memhall.domains.errors import InvalidTransitionError, InvalidValueError
-from memhall.domains.values import BeliefState, Layer, Status, domain_name, normalized_text
+from memhall.domains.values import (
+    BeliefState,
+    Layer,
+    Status,
+    domain_name,
+    normalized_text,
+)
 
 
 def written(**fields: object) -> Entry:

@@ -7,7 +7,11 @@ from uuid import UUID
 import pytest
 
 from memhall.domains.entry import draft
-from memhall.domains.errors import InvalidTransitionError, InvalidValueError, PolicyDeniedError
+from memhall.domains.errors import (
+    InvalidTransitionError,
+    InvalidValueError,
+    PolicyDeniedError,
+)
 from memhall.domains.values import Layer
 from memhall.governance import history, promotions, sessions
 from memhall.governance.hall import Hall

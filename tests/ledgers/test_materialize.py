@@ -12,10 +12,9 @@ from memhall.domains.entry import EntryDraft, Tags, draft
 from memhall.domains.errors import InvalidValueError
 from memhall.domains.values import Layer
 from memhall.governance import history, sessions
-from memhall.ledgers import records
 from memhall.governance.hall import Hall
 from memhall.governance.views import EntryView
-from memhall.ledgers import markdown
+from memhall.ledgers import markdown, records
 from memhall.ledgers.budget import ELISION, Budget, fact_tokens
 from memhall.ledgers.ledger import Exclusion, Fact, Quote
 from memhall.ledgers.materialize import Materialized, materialize

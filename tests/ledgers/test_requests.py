@@ -8,7 +8,12 @@ from uuid import UUID, uuid4
 import pytest
 from sqlalchemy import select
 
-from memhall.domains.errors import InvalidTransitionError, InvalidValueError, NotFoundError, PolicyDeniedError
+from memhall.domains.errors import (
+    InvalidTransitionError,
+    InvalidValueError,
+    NotFoundError,
+    PolicyDeniedError,
+)
 from memhall.domains.request import MemoryRequest, RequestStatus
 from memhall.governance import history, requests
 from memhall.governance.hall import Hall

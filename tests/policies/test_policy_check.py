@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from memhall.policies.engine import PolicySet
-from memhall.policies.review import check, explain
 from memhall.policies.model import Action, PolicyRequest, ResourceType
+from memhall.policies.review import check, explain
 
 FAILING_CASE = """
 - name: a seat writes the hall (wrong on purpose)
