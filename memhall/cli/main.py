@@ -74,7 +74,10 @@ class HallGroup(click.Group):
         except (SQLAlchemyError, PersistenceError) as error:
             if ctx.find_object(App) and ctx.ensure_object(App).verbose:
                 raise
-            click.echo(f"error: the store cannot be used: {_first_line(error)}", err=True)
+            reason = _first_line(error)
+            if "no such column" in reason or ("column" in reason and "does not exist" in reason):
+                reason += " (its read models predate this memhall: run `memhall rebuild`)"
+            click.echo(f"error: the store cannot be used: {reason}", err=True)
             ctx.exit(EXIT_ERROR)
 
 

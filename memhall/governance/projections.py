@@ -11,7 +11,7 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import Connection, delete, insert, text, update
+from sqlalchemy import Connection, insert, text, update
 from sqlalchemy.orm import Session
 
 from memhall.domains.aggregate import DomainEvent
@@ -209,11 +209,3 @@ for _event, _action in ((Entry.Retired, "retire"), (Entry.OpenLoopClosed, "close
 @audits(Refusal.Recorded)
 def _refusal_action(e: Refusal.Recorded) -> tuple[str, str]:
     return (e.action, e.layer)
-
-
-def clear(db: Db, tables: DomainTables) -> None:
-    """Empty every projection of a domain (before a rebuild)."""
-    for table in tables.projections:
-        db.execute(delete(table))
-    if _dialect(db) == "sqlite":
-        db.execute(text(f"DELETE FROM {tables.search_name}"))

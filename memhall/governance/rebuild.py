@@ -1,4 +1,5 @@
-"""Drop every projection and replay the log into it, in batches.
+"""Drop every projection, recreate it in this version's schema, and replay the
+log into it, in batches.
 
 One transaction per batch of ~1,000 events (one per event is 40× slower).
 The hash chain is not touched: it is evidence, not a read model.
@@ -21,7 +22,7 @@ def rebuild(hall: Hall, domains: list[str] | None = None, batch: int = BATCH) ->
         stream = hall.streams.system() if name == SYSTEM else hall.streams.stream(name)
         count = 0
         with hall.store.write() as session:
-            projections.clear(session, stream.tables)
+            stream.reset_projections(session)
         start = 1
         while True:
             with hall.store.write() as session:

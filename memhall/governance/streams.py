@@ -12,7 +12,7 @@ from eventsourcing.application import AggregateNotFoundError, Repository
 from eventsourcing.domain import DomainEventProtocol
 from eventsourcing.persistence import EventStore, StoredEvent
 from eventsourcing_sqlalchemy.recorders import SQLAlchemyApplicationRecorder
-from sqlalchemy import insert, inspect, select, text
+from sqlalchemy import Connection, insert, inspect, select, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -52,20 +52,28 @@ class DomainStream:
         self.recorder.create_table()
         self.tables.metadata.create_all(store.write_engine, checkfirst=True)
         with store.write_engine.begin() as conn:
-            if store.dialect == "sqlite":
-                conn.execute(
-                    text(
-                        f"CREATE VIRTUAL TABLE IF NOT EXISTS {self.tables.search_name} "
-                        "USING fts5(entry_id UNINDEXED, body, tokenize='unicode61 remove_diacritics 2')"
-                    )
-                )
-            else:
-                conn.execute(
-                    text(
-                        f"CREATE INDEX IF NOT EXISTS {self.tables.prefix}entries_fts ON "
-                        f"{self.tables.entries.name} USING GIN ({fulltext.DOCUMENT})"
-                    )
-                )
+            self._create_search(conn)
+
+    def _create_search(self, conn: Connection) -> None:
+        if conn.dialect.name == "sqlite":
+            conn.execute(text(
+                f"CREATE VIRTUAL TABLE IF NOT EXISTS {self.tables.search_name} "
+                "USING fts5(entry_id UNINDEXED, body, tokenize='unicode61 remove_diacritics 2')"))
+        else:
+            conn.execute(text(
+                f"CREATE INDEX IF NOT EXISTS {self.tables.prefix}entries_fts ON "
+                f"{self.tables.entries.name} USING GIN ({fulltext.DOCUMENT})"))
+
+    def reset_projections(self, session: Session) -> None:
+        """Drop and recreate the read models (never the events or the chain), so
+        a rebuild also brings them to this version's schema."""
+        conn = session.connection()
+        if conn.dialect.name == "sqlite":
+            conn.execute(text(f"DROP TABLE IF EXISTS {self.tables.search_name}"))
+        for table in reversed(self.tables.projections):
+            table.drop(conn, checkfirst=True)
+        self.tables.metadata.create_all(conn, tables=list(self.tables.projections))
+        self._create_search(conn)
 
     def lock(self, session: Session) -> None:
         """Serialize writers of this domain from the first read of a use case on:

@@ -65,3 +65,24 @@ def test_rebuild_replays_every_domain(memhall: Invoke) -> None:
     result = memhall("--json", "rebuild")
 
     assert json.loads(result.stdout)["company"] == 2  # the domain opened, one entry written
+
+
+def test_rebuild_brings_read_models_of_an_older_version_up_to_date(tmp_path: Path) -> None:
+    import sqlite3
+
+    run_cli(["--as", "maki", "domain", "create", "company"], cwd=tmp_path)
+    run_cli(["--as", "codex", "--domain", "company", "write", "--layer", "L2", "kept"], cwd=tmp_path)
+    db = sqlite3.connect(tmp_path / ".memhall" / "memhall.db")
+    db.execute("DROP INDEX mh_company_entries_idempotency")
+    db.execute("ALTER TABLE mh_company_entries DROP COLUMN idempotency_key")  # as an older version made it
+    db.commit()
+    db.close()
+    agent = {"MEMHALL_AGENT": "codex", "MEMHALL_DOMAIN": "company"}
+
+    stale = run_cli(["search", "kept"], cwd=tmp_path, env=agent)
+    rebuilt = run_cli(["rebuild"], cwd=tmp_path)
+    fresh = run_cli(["search", "kept"], cwd=tmp_path, env=agent)
+
+    assert stale.returncode == 1 and "run `memhall rebuild`" in stale.stderr
+    assert rebuilt.returncode == 0
+    assert fresh.returncode == 0 and "[L2]" in fresh.stdout
