@@ -1,37 +1,61 @@
-"""The facts the hall gives the policy about a stored entry or promotion."""
+"""The facts the hall gives the policy: read from the store (an entry, a
+promotion) or from a validated draft, never from what the caller claims."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from memhall.domains.entry import Entry
+from memhall.domains.entry import Entry, EntryDraft
 from memhall.domains.errors import InvalidValueError
 from memhall.domains.promotion import Promotion
-from memhall.domains.values import domain_name
-from memhall.governance.hall import Hall
-from memhall.policies.model import ResourceType
+from memhall.domains.values import Layer, domain_name
+from memhall.policies.model import Action, ResourceType
+
+if TYPE_CHECKING:
+    from memhall.governance.hall import Hall
+
+
+def write_action(entry: EntryDraft) -> Action:
+    """The action a write is: L2 and above ask write_l2 (and the policy refuses
+    L3/L4, reached only by promotion)."""
+    return Action.WRITE_L1 if entry.layer is Layer.L1 else Action.WRITE_L2
+
+
+def draft_facts(entry: EntryDraft, actor: str) -> dict[str, Any]:
+    """A new entry's facts: where it would land, what it is, who writes it."""
+    return {"resource_type": ResourceType.ENTRY, "target_layer": entry.layer.value,
+            "kind": entry.kind.value, "author": actor,
+            "has_evidence": bool(entry.provenance.evidence_refs)}
+
+
+def entry_facts(entry: Entry) -> dict[str, Any]:
+    """A stored entry's facts."""
+    return {"resource_type": ResourceType.ENTRY, "resource_id": str(entry.id),
+            "layer": entry.layer.value, "kind": entry.kind.value, "author": entry.author,
+            "has_evidence": bool(entry.provenance.evidence_refs)}
+
+
+def promotion_facts(promotion: Promotion, entry: Entry) -> dict[str, Any]:
+    """A stored promotion's facts, with those of the entry it would move."""
+    return {
+        **entry_facts(entry), "resource_type": ResourceType.PROMOTION,
+        "resource_id": str(promotion.id), "target_layer": promotion.to_layer.value,
+        "nominated_by": promotion.nominated_by, "promotion_path": promotion.path.value,
+        "reminder_sessions": len(promotion.reminder_sessions),
+        "dissent_recorded": promotion.dissent_recorded,
+    }
 
 
 def stored_facts(hall: Hall, domain: str, entry_id: UUID | None,
                  promotion_id: UUID | None) -> tuple[dict[str, Any], ResourceType]:
-    """Facts read from the store, never from the caller (for `policy explain`)."""
+    """Facts read from the store for `policy explain --entry/--promotion`."""
     stream = hall.streams.stream(domain_name(domain))
     if promotion_id is not None:
         promotion: Promotion = stream.get(promotion_id, "promotion")
-        entry: Entry = stream.get(promotion.entry_id)
-        return {
-            **_entry_facts(entry), "resource_id": str(promotion.id),
-            "target_layer": promotion.to_layer.value, "nominated_by": promotion.nominated_by,
-            "promotion_path": promotion.path.value,
-            "reminder_sessions": len(promotion.reminder_sessions),
-            "dissent_recorded": promotion.dissent_recorded,
-        }, ResourceType.PROMOTION
-    if entry_id is None:
+        facts = promotion_facts(promotion, stream.get(promotion.entry_id))
+    elif entry_id is not None:
+        facts = entry_facts(stream.get(entry_id))
+    else:
         raise InvalidValueError("give --entry or --promotion")
-    return _entry_facts(stream.get(entry_id)), ResourceType.ENTRY
-
-
-def _entry_facts(entry: Entry) -> dict[str, Any]:
-    return {"resource_id": str(entry.id), "layer": entry.layer.value, "kind": entry.kind.value,
-            "author": entry.author, "has_evidence": bool(entry.provenance.evidence_refs)}
+    return facts, facts.pop("resource_type")

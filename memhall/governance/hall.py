@@ -34,6 +34,7 @@ from memhall.domains.values import (
     domain_name,
     principal_name,
 )
+from memhall.governance.facts import draft_facts, entry_facts, write_action
 from memhall.governance.gate import Gate, Refused, denial
 from memhall.governance.requests import unresolved_pending
 from memhall.governance.store import Store
@@ -188,14 +189,11 @@ class Hall:
     ) -> WriteResult:
         """Write an L1 or L2 entry; the same memory written twice is stored once."""
         actor = principal_name(actor)
-        action = Action.WRITE_L2 if entry.layer is Layer.L2 else Action.WRITE_L1
+        action = write_action(entry)
         stream = self.stream(domain, actor=actor, action=action)
         with self.writing() as session:
             request = PolicyRequest(
-                principal=actor, action=action, domain=stream.name,
-                resource_type=ResourceType.ENTRY, target_layer=entry.layer.value,
-                kind=entry.kind.value, author=actor,
-                has_evidence=bool(entry.provenance.evidence_refs),
+                principal=actor, action=action, domain=stream.name, **draft_facts(entry, actor),
                 claimed_principal=claimed_principal, claimed_domain=claimed_domain,
                 claimed_layer=claimed_layer,
             )
@@ -234,13 +232,8 @@ class Hall:
             fresh: list[Entry] = []
             seen = self._existing(session, stream, {e.dedup_key() for e in entries})
             for entry in entries:
-                action = Action.WRITE_L2 if entry.layer is Layer.L2 else Action.WRITE_L1
-                request = PolicyRequest(
-                    principal=actor, action=action, domain=stream.name,
-                    resource_type=ResourceType.ENTRY, target_layer=entry.layer.value,
-                    kind=entry.kind.value, author=actor,
-                    has_evidence=bool(entry.provenance.evidence_refs),
-                )
+                request = PolicyRequest(principal=actor, action=write_action(entry),
+                                        domain=stream.name, **draft_facts(entry, actor))
                 decision = self.authorize(session, stream, request)
                 self._check_pending(session, stream, request, entry)
                 key = entry.dedup_key()
@@ -319,14 +312,8 @@ class Hall:
         stream = self.stream(domain, actor=actor, action=action)
         with self.writing() as session:
             entry: Entry = stream.get(entry_id)
-            stored: dict[str, Any] = {
-                "layer": entry.layer.value, "kind": entry.kind.value, "author": entry.author,
-                "has_evidence": bool(entry.provenance.evidence_refs),
-            }
-            request = PolicyRequest(
-                principal=actor, action=action, domain=stream.name,
-                resource_type=ResourceType.ENTRY, resource_id=str(entry.id), **{**stored, **facts},
-            )
+            request = PolicyRequest(principal=actor, action=action, domain=stream.name,
+                                    **{**entry_facts(entry), **facts})
             decision = self.authorize(session, stream, request)
             try:
                 act(entry, decision)

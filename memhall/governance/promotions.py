@@ -20,6 +20,7 @@ from memhall.domains.entry import Entry
 from memhall.domains.errors import InvalidValueError, MemhallError
 from memhall.domains.promotion import Position, Promotion
 from memhall.domains.values import Layer, principal_name
+from memhall.governance.facts import entry_facts, promotion_facts
 from memhall.governance.hall import Hall
 from memhall.governance.promotion_records import (
     LayerView,
@@ -28,7 +29,7 @@ from memhall.governance.promotion_records import (
 )
 from memhall.governance.streams import DomainStream
 from memhall.governance.views import EntryView
-from memhall.policies.model import Action, Decision, PolicyRequest, ResourceType
+from memhall.policies.model import Action, Decision, PolicyRequest
 
 #: the four questions of L1 -> L2, in the words a refusal uses
 FOUR_QUESTIONS = {
@@ -62,13 +63,8 @@ def promote(hall: Hall, actor: str, domain: str, entry_id: UUID, *, useful: bool
 
 def _promotion_request(actor: str, action: Action, stream: DomainStream, promotion: Promotion,
                        entry: Entry) -> PolicyRequest:
-    return PolicyRequest(
-        principal=actor, action=action, domain=stream.name, resource_type=ResourceType.PROMOTION,
-        resource_id=str(promotion.id), layer=entry.layer.value, target_layer=promotion.to_layer.value,
-        kind=entry.kind.value, author=entry.author, has_evidence=bool(entry.provenance.evidence_refs),
-        nominated_by=promotion.nominated_by, promotion_path=promotion.path.value,
-        reminder_sessions=len(promotion.reminder_sessions), dissent_recorded=promotion.dissent_recorded,
-    )
+    return PolicyRequest(principal=actor, action=action, domain=stream.name,
+                         **promotion_facts(promotion, entry))
 
 
 def nominate(hall: Hall, actor: str, domain: str, entry_id: UUID, to_layer: Layer, reason: str) -> Promotion:
@@ -78,10 +74,8 @@ def nominate(hall: Hall, actor: str, domain: str, entry_id: UUID, to_layer: Laye
     with hall.writing() as session:
         entry: Entry = stream.get(entry_id)
         request = PolicyRequest(
-            principal=actor, action=Action.NOMINATE, domain=stream.name,
-            resource_type=ResourceType.ENTRY, resource_id=str(entry.id), layer=entry.layer.value,
-            target_layer=to_layer.value, kind=entry.kind.value, author=entry.author,
-            has_evidence=bool(entry.provenance.evidence_refs),
+            principal=actor, action=Action.NOMINATE, domain=stream.name, **entry_facts(entry),
+            target_layer=to_layer.value,
             promotion_path="canon" if to_layer is Layer.L4 else "stale-fact",
         )
         decision = hall.authorize(session, stream, request)
