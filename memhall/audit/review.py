@@ -25,6 +25,7 @@ from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.sql.expression import TableClause
 
 from memhall.domains.errors import InvalidValueError
+from memhall.domains.moments import from_iso, iso
 
 DECISIONS = ("allowed", "refused")
 
@@ -92,9 +93,7 @@ def rows(conn: Connection, sources: Sequence[AuditSource], filters: Filters) -> 
         query = select(audit).where(*_conditions(audit, filters)).order_by(audit.c.position)
         for row in conn.execute(query):
             data = dict(row._mapping)
-            at: datetime = data.pop("at")
-            # SQLite hands back naive date-times; the projection stores UTC
-            at = at.replace(tzinfo=timezone.utc) if at.tzinfo is None else at.astimezone(timezone.utc)
+            at = from_iso(data.pop("at"))
             found.append(AuditRow(domain=source.domain, at=at, **data))
     found.sort(key=lambda r: (r.at, r.domain, r.position))
     return found
@@ -129,7 +128,7 @@ def _table(name: str) -> TableClause:
     return table(
         name,
         column("position", Integer),
-        column("at", DateTime(timezone=True)),
+        column("at", String),
         *(column(c, String) for c in ("actor", "action", "decision", "rule", "resource_id", "layer", "topic")),
         column("detail", Text),
     )
@@ -141,7 +140,7 @@ def _conditions(audit: TableClause, filters: Filters) -> list[ColumnElement[bool
         wanted = getattr(filters, name)
         if wanted is not None:
             conditions.append(audit.c[name] == wanted)
-    # SQLite stores date-times as naive UTC text and drops a bound's offset: convert first
+    # times are stored as fixed-width UTC text (memhall.domains.moments): compare as text
     if filters.since is not None:
         conditions.append(audit.c.at >= _stored(filters.since))
     if filters.until is not None:
@@ -149,5 +148,5 @@ def _conditions(audit: TableClause, filters: Filters) -> list[ColumnElement[bool
     return conditions
 
 
-def _stored(moment_: datetime) -> datetime:
-    return moment_.astimezone(timezone.utc)
+def _stored(moment_: datetime) -> str:
+    return iso(moment_)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -80,6 +81,10 @@ class EntryDraft(BaseModel):
     pointers: tuple[str, ...] = ()
     #: set by a caller that may retry after a crash: the same key is the same write
     idempotency_key: str | None = Field(default=None, min_length=1, max_length=128)
+    #: the thread this continues (default: the first topic, else the author's own)
+    thread: str | None = Field(default=None, min_length=1, max_length=128)
+    #: when it happened or was said (default: when it is recorded; never later)
+    occurred_at: datetime | None = None
 
     @field_validator("text")
     @classmethod
@@ -134,6 +139,8 @@ class Entry(Aggregate):
         pending_requests: tuple[str, ...]
         pointers: tuple[str, ...]
         idempotency_key: str | None = None
+        thread: str | None = None
+        occurred_at: datetime | None = None
 
     class Superseded(Aggregate.Event):
         TOPIC = "memhall.Entry.Superseded"
@@ -180,8 +187,12 @@ class Entry(Aggregate):
         idempotency_key: str | None,
         actor: str,
         rule: str,
+        thread: str | None = None,
+        occurred_at: datetime | None = None,
     ) -> None:
         self.domain = domain
+        self.thread = thread
+        self.occurred_at = occurred_at
         self.layer = layer
         self.kind = kind
         self.text = text
@@ -223,6 +234,8 @@ class Entry(Aggregate):
             idempotency_key=entry.idempotency_key,
             actor=actor,
             rule=rule,
+            thread=entry.thread,
+            occurred_at=entry.occurred_at,
         )
 
     @property

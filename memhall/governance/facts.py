@@ -52,10 +52,10 @@ def stored_facts(hall: Hall, domain: str, entry_id: UUID | None,
     """Facts read from the store for `policy explain --entry/--promotion`."""
     stream = hall.streams.stream(domain_name(domain))
     if promotion_id is not None:
-        promotion: Promotion = stream.get(promotion_id, "promotion")
-        facts = promotion_facts(promotion, stream.get(promotion.entry_id))
+        promotion: Promotion = stream.get(promotion_id, "promotion", kind=Promotion)
+        facts = promotion_facts(promotion, stream.get(promotion.entry_id, kind=Entry))
     elif entry_id is not None:
-        facts = entry_facts(stream.get(entry_id))
+        facts = entry_facts(stream.get(entry_id, kind=Entry))
     else:
         raise InvalidValueError("give --entry or --promotion")
     return facts, facts.pop("resource_type")

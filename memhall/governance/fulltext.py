@@ -17,6 +17,15 @@ DOCUMENT = "to_tsvector('simple', text || ' ' || coalesce(interpretation, ''))"
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
+def create_sql(tables: DomainTables, dialect: str) -> list[str]:
+    """The full-text index of a domain's entries (idempotent)."""
+    if dialect == "sqlite":
+        return [f"CREATE VIRTUAL TABLE IF NOT EXISTS {tables.search_name} "
+                "USING fts5(entry_id UNINDEXED, body, tokenize='unicode61 remove_diacritics 2')"]
+    return [f"CREATE INDEX IF NOT EXISTS {tables.prefix}entries_fts ON "
+            f"{tables.entries.name} USING GIN ({DOCUMENT})"]
+
+
 def words_of(query: str) -> list[str]:
     return _WORD.findall(query)
 

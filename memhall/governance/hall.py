@@ -15,8 +15,7 @@ from datetime import datetime, timezone
 from typing import Any, TypeVar
 from uuid import UUID
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection, select
 
 from memhall.domains.entry import Entry, EntryDraft
 from memhall.domains.errors import (
@@ -65,10 +64,14 @@ class Hall:
     # -- transactions and policy -------------------------------------------------
 
     @contextmanager
-    def writing(self) -> Iterator[Session]:
-        """A write transaction that commits a recorded refusal, then raises it."""
+    def writing(self, stream: DomainStream | None = None) -> Iterator[Connection]:
+        """A write transaction that commits a recorded refusal, then raises it.
+        Given a stream, it holds that domain's lock from its first statement,
+        so whatever the use case reads cannot change before it saves."""
         refused: Refused | None = None
         with self.store.write() as session:
+            if stream is not None:
+                stream.lock(session)
             try:
                 yield session
             except Refused as error:
@@ -86,9 +89,8 @@ class Hall:
             raise
 
     def authorize(
-        self, session: Session, stream: DomainStream, request: PolicyRequest
+        self, session: Connection, stream: DomainStream, request: PolicyRequest
     ) -> Decision:
-        stream.lock(session)
         decision = self.gate.decide(request)
         if not decision.allowed:
             self.refuse(session, stream, request, denial(decision), rule=decision.rule_id)
@@ -96,7 +98,7 @@ class Hall:
 
     def refuse(
         self,
-        session: Session,
+        session: Connection,
         stream: DomainStream,
         request: PolicyRequest,
         error: MemhallError,
@@ -143,7 +145,7 @@ class Hall:
         )
         decision = self.gate.decide(request)
         if not decision.allowed:
-            with self.writing() as session:
+            with self.writing(stream) as session:
                 self.refuse(session, stream, request, denial(decision), rule=decision.rule_id)
         return stream, decision
 
@@ -163,7 +165,7 @@ class Hall:
         if self.streams.exists(name):
             raise DomainExistsError(name)
         stream = self.streams.prepare(name)
-        with self.writing() as session:
+        with self.writing(stream) as session:
             if self.streams.exists(name):
                 raise DomainExistsError(name)
             opened = DomainOpened(name=name, actor=actor, rule=decision.rule_id)
@@ -191,7 +193,7 @@ class Hall:
         actor = principal_name(actor)
         action = write_action(entry)
         stream = self.stream(domain, actor=actor, action=action)
-        with self.writing() as session:
+        with self.writing(stream) as session:
             request = PolicyRequest(
                 principal=actor, action=action, domain=stream.name, **draft_facts(entry, actor),
                 claimed_principal=claimed_principal, claimed_domain=claimed_domain,
@@ -215,7 +217,7 @@ class Hall:
                               implanted=self.implanted_confidence)
             changed: list[Any] = [new]
             if supersedes is not None:
-                old: Entry = stream.get(supersedes)
+                old: Entry = stream.get(supersedes, kind=Entry)
                 old.supersede(new.id, actor=actor, rule=decision.rule_id)
                 changed.append(old)
             stream.save(session, *changed)
@@ -228,7 +230,7 @@ class Hall:
         actor = principal_name(actor)
         stream = self.stream(domain, actor=actor, action=Action.WRITE_L1)
         results: list[WriteResult] = []
-        with self.writing() as session:
+        with self.writing(stream) as session:
             fresh: list[Entry] = []
             seen = self._existing(session, stream, {e.dedup_key() for e in entries})
             for entry in entries:
@@ -249,7 +251,7 @@ class Hall:
             stream.save(session, *fresh)
         return results
 
-    def replayed(self, session: Session, stream: DomainStream, entry: EntryDraft) -> str | None:
+    def replayed(self, session: Connection, stream: DomainStream, entry: EntryDraft) -> str | None:
         """The entry an earlier write with the same idempotency key stored, if any.
         A key reused for different content is refused: it would hide a write."""
         if entry.idempotency_key is None:
@@ -266,7 +268,7 @@ class Hall:
                 "with different content")
         return str(row.id)
 
-    def _check_pending(self, session: Session, stream: DomainStream, request: PolicyRequest,
+    def _check_pending(self, session: Connection, stream: DomainStream, request: PolicyRequest,
                        entry: EntryDraft) -> None:
         """MEMORY PENDING must name a request that is open now: a dangling mark
         would read as "asked" when nobody was asked."""
@@ -276,7 +278,7 @@ class Hall:
                 self.refuse(session, stream, request, InvalidValueError(problem),
                             rule="pending-names-an-open-request")
 
-    def _existing(self, session: Session, stream: DomainStream, keys: set[str]) -> dict[str, str]:
+    def _existing(self, session: Connection, stream: DomainStream, keys: set[str]) -> dict[str, str]:
         """Stored entries (not retired) by dedup key, for a batch of keys."""
         entries = stream.tables.entries
         found: dict[str, str] = {}
@@ -289,7 +291,7 @@ class Hall:
             found.update({str(k): str(i) for k, i in rows})
         return found
 
-    def _duplicate(self, session: Session, stream: DomainStream, entry: EntryDraft) -> str | None:
+    def _duplicate(self, session: Connection, stream: DomainStream, entry: EntryDraft) -> str | None:
         entries = stream.tables.entries
         row = session.execute(
             select(entries.c.id)
@@ -310,8 +312,8 @@ class Hall:
         """Load an entry, ask the policy with its stored facts, act, save."""
         actor = principal_name(actor)
         stream = self.stream(domain, actor=actor, action=action)
-        with self.writing() as session:
-            entry: Entry = stream.get(entry_id)
+        with self.writing(stream) as session:
+            entry: Entry = stream.get(entry_id, kind=Entry)
             request = PolicyRequest(principal=actor, action=action, domain=stream.name,
                                     **{**entry_facts(entry), **facts})
             decision = self.authorize(session, stream, request)
@@ -337,7 +339,7 @@ class Hall:
 
     # -- sessions ----------------------------------------------------------------
 
-    def open_session(self, session: Session, stream: DomainStream, actor: str, rule: str) -> WorkSession:
+    def open_session(self, session: Connection, stream: DomainStream, actor: str, rule: str) -> WorkSession:
         work = WorkSession(domain=stream.name, principal=actor, actor=actor, rule=rule)
         stream.save(session, work)
         return work

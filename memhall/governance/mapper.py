@@ -17,6 +17,8 @@ from eventsourcing.persistence import (
 from eventsourcing.utils import get_topic, resolve_topic
 from pydantic import BaseModel
 
+from memhall.domains import entry, materialization, promotion, records, request, session  # noqa: F401 (registers every event topic)
+
 
 class OrjsonTranscoder(Transcoder):
     def encode(self, obj: Any) -> bytes:
@@ -33,13 +35,18 @@ class PydanticMapper(Mapper[UUID]):
     """JSON mode: datetimes become ISO strings, so a frozen test clock
     (freezegun's FakeDatetime) encodes like a real one."""
 
-    def to_stored_event(self, domain_event: DomainEventProtocol[UUID]) -> StoredEvent:
+    def encode(self, domain_event: DomainEventProtocol[UUID]) -> tuple[str, dict[str, Any], bytes]:
+        """The event's topic, its state as the log keeps it, and those bytes."""
         state = cast(BaseModel, domain_event).model_dump(mode="json")
+        return get_topic(type(domain_event)), state, self.transcoder.encode(state)
+
+    def to_stored_event(self, domain_event: DomainEventProtocol[UUID]) -> StoredEvent:
+        topic, _, data = self.encode(domain_event)
         return StoredEvent(
             originator_id=domain_event.originator_id,
             originator_version=domain_event.originator_version,
-            topic=get_topic(type(domain_event)),
-            state=self.transcoder.encode(state),
+            topic=topic,
+            state=data,
         )
 
     def to_domain_event(self, stored_event: StoredEvent) -> DomainEventProtocol[UUID]:

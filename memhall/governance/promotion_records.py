@@ -5,11 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection, select
 
-from memhall.domains.promotion import CANON_REMINDERS, Promotion
-from memhall.governance.projections import Db, audits, described_as, projects, utc
-from memhall.governance.tables import DomainTables
+from memhall.domains.promotion import CANON_REMINDERS
 from memhall.governance.views import EntryView, View
 
 if TYPE_CHECKING:
@@ -68,60 +66,3 @@ def promotion_rows(conn: Connection, stream: "DomainStream", status: str | None)
 def pending_section(conn: Connection, stream: "DomainStream") -> dict[str, list[dict[str, Any]]]:
     views = promotion_rows(conn, stream, "open")
     return {"pending_nominations": [{**v.model_dump(mode="json"), "summary": v.summary} for v in views]}
-
-
-
-@projects(Promotion.Nominated)
-def _nominated(db: Db, t: DomainTables, e: Promotion.Nominated, position: int) -> None:
-    at = utc(e.timestamp)
-    db.execute(insert(t.promotions), dict(
-        id=str(e.originator_id), entry_id=str(e.entry_id), from_layer=e.from_layer.value,
-        to_layer=e.to_layer.value, path=e.path.value, nominated_by=e.actor, reason=e.reason,
-        status="open", reminder_sessions=[], reminders=0, dissent=[], created_at=at, updated_at=at,
-        position=position,
-    ))
-
-
-def _promotion(db: Db, t: DomainTables, e: Any) -> dict[str, Any]:
-    row = db.execute(select(t.promotions).where(t.promotions.c.id == str(e.originator_id))).one()
-    return dict(row._mapping)
-
-
-def _set(db: Db, t: DomainTables, e: Any, position: int, **values: Any) -> None:
-    db.execute(update(t.promotions).where(t.promotions.c.id == str(e.originator_id))
-               .values(updated_at=utc(e.timestamp), position=position, **values))
-
-
-@projects(Promotion.ReminderRecorded)
-def _reminded(db: Db, t: DomainTables, e: Promotion.ReminderRecorded, position: int) -> None:
-    row = _promotion(db, t, e)
-    counted = list(row["reminder_sessions"]) + ([e.session_id] if e.counted else [])
-    _set(db, t, e, position, reminder_sessions=counted, reminders=row["reminders"] + 1)
-
-
-@projects(Promotion.DissentRecorded)
-def _dissented(db: Db, t: DomainTables, e: Promotion.DissentRecorded, position: int) -> None:
-    recorded = {d["member"]: d for d in _promotion(db, t, e)["dissent"]}
-    recorded.update({p.member: p.model_dump(mode="json") for p in e.positions})
-    _set(db, t, e, position, dissent=[recorded[m] for m in sorted(recorded)])
-
-
-@projects(Promotion.Ratified)
-def _ratified(db: Db, t: DomainTables, e: Promotion.Ratified, position: int) -> None:
-    _set(db, t, e, position, status="ratified", decided_by=e.actor)
-
-
-@projects(Promotion.Rejected)
-def _rejected(db: Db, t: DomainTables, e: Promotion.Rejected, position: int) -> None:
-    _set(db, t, e, position, status="rejected", decided_by=e.actor)
-
-
-@projects(Promotion.Withdrawn)
-def _withdrawn(db: Db, t: DomainTables, e: Promotion.Withdrawn, position: int) -> None:
-    _set(db, t, e, position, status="withdrawn", decided_by=e.actor)
-
-
-for _cls, _action in ((Promotion.Nominated, "nominate"), (Promotion.ReminderRecorded, "remind"),
-                      (Promotion.DissentRecorded, "dissent"), (Promotion.Ratified, "ratify"),
-                      (Promotion.Rejected, "reject"), (Promotion.Withdrawn, "withdraw")):
-    audits(_cls)(described_as(_action))

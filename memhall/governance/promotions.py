@@ -13,8 +13,7 @@ from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 from uuid import UUID
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection, select
 
 from memhall.domains.entry import Entry
 from memhall.domains.errors import InvalidValueError, MemhallError
@@ -71,8 +70,8 @@ def nominate(hall: Hall, actor: str, domain: str, entry_id: UUID, to_layer: Laye
     """Nominate an entry one layer up: L2 -> L3 (stale fact) or L3 -> L4 (canon)."""
     actor = principal_name(actor)
     stream = hall.stream(domain, actor=actor, action=Action.NOMINATE)
-    with hall.writing() as session:
-        entry: Entry = stream.get(entry_id)
+    with hall.writing(stream) as session:
+        entry: Entry = stream.get(entry_id, kind=Entry)
         request = PolicyRequest(
             principal=actor, action=Action.NOMINATE, domain=stream.name, **entry_facts(entry),
             target_layer=to_layer.value,
@@ -92,7 +91,7 @@ def nominate(hall: Hall, actor: str, domain: str, entry_id: UUID, to_layer: Laye
     return promotion
 
 
-def _open_promotion_of(session: Session, stream: DomainStream, entry_id: UUID) -> bool:
+def _open_promotion_of(session: Connection, stream: DomainStream, entry_id: UUID) -> bool:
     promotions = stream.tables.promotions
     row = session.execute(
         promotions.select().where(promotions.c.entry_id == str(entry_id), promotions.c.status == "open")
@@ -105,9 +104,9 @@ def _on_promotion(hall: Hall, actor: str, domain: str, promotion_id: UUID, actio
     """Load a promotion and its entry, ask the policy with their stored facts, act, save."""
     actor = principal_name(actor)
     stream = hall.stream(domain, actor=actor, action=action)
-    with hall.writing() as session:
-        promotion: Promotion = stream.get(promotion_id, "promotion")
-        entry: Entry = stream.get(promotion.entry_id)
+    with hall.writing(stream) as session:
+        promotion: Promotion = stream.get(promotion_id, "promotion", kind=Promotion)
+        entry: Entry = stream.get(promotion.entry_id, kind=Entry)
         request = _promotion_request(actor, action, stream, promotion, entry)
         decision = hall.authorize(session, stream, request)
         try:

@@ -1,4 +1,4 @@
-"""MEMORY REQUEST use cases, and the projections of requests and materialization records.
+"""MEMORY REQUEST use cases and their read-model queries.
 
 Expiry is a fact of the clock, not of a daemon: a read compares `expires_at`
 with the hall's clock and shows an overdue request as expired without writing
@@ -14,15 +14,13 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from sqlalchemy import Connection, insert, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection, select
 
 from memhall.domains.errors import (
     InvalidTransitionError,
     InvalidValueError,
     NotFoundError,
 )
-from memhall.domains.materialization import Materialization
 from memhall.domains.request import (
     DEFAULT_EXPIRY,
     MemoryRequest,
@@ -30,12 +28,11 @@ from memhall.domains.request import (
     effective_status,
 )
 from memhall.domains.values import principal_name
-from memhall.governance.projections import Db, audits, projects, utc
-from memhall.governance.tables import DomainTables
+from memhall.governance.projection.schema import iso
 from memhall.governance.views import View, as_utc
 from memhall.policies.model import Action, PolicyRequest, ResourceType
 
-if TYPE_CHECKING:  # streams and sessions import this module (it registers projections)
+if TYPE_CHECKING:
     from memhall.governance.hall import Hall
     from memhall.governance.streams import DomainStream
 
@@ -60,63 +57,6 @@ class RequestView(View):
         return f"{self.id} for {self.seat} (by {self.requested_by}, expires {self.expires_at:%Y-%m-%d %H:%M}Z): {self.need}"
 
 
-# -- projections -----------------------------------------------------------------
-
-
-@projects(MemoryRequest.Requested)
-def _requested(db: Db, t: DomainTables, e: MemoryRequest.Requested, position: int) -> None:
-    db.execute(insert(t.requests).values(
-        id=str(e.originator_id), seat=e.seat, need=e.need, requested_by=e.actor,
-        status=RequestStatus.OPEN.value, created_at=utc(e.requested_at),
-        expires_at=utc(e.expires_at), position=position,
-    ))
-
-
-@projects(MemoryRequest.Answered)
-def _answered(db: Db, t: DomainTables, e: MemoryRequest.Answered, position: int) -> None:
-    db.execute(update(t.requests).where(t.requests.c.id == str(e.originator_id)).values(
-        status=RequestStatus.ANSWERED.value, answer_entry=str(e.entry_id), answered_by=e.actor,
-        position=position,
-    ))
-
-
-@projects(MemoryRequest.Expired)
-def _expired(db: Db, t: DomainTables, e: MemoryRequest.Expired, position: int) -> None:
-    db.execute(update(t.requests).where(t.requests.c.id == str(e.originator_id)).values(
-        status=RequestStatus.EXPIRED.value, position=position,
-    ))
-
-
-@projects(Materialization.Recorded)
-def _materialized(db: Db, t: DomainTables, e: Materialization.Recorded, position: int) -> None:
-    db.execute(insert(t.materializations).values(
-        id=str(e.originator_id), seat=e.seat, task=e.task, by=e.actor,
-        log_position=e.log_position, ledger_a=list(e.ledger_a), ledger_b=list(e.ledger_b),
-        ledger_c=[x.model_dump() for x in e.ledger_c], digest=e.digest,
-        created_at=utc(e.materialized_at), position=position,
-    ))
-
-
-@audits(MemoryRequest.Requested)
-def _requested_action(e: MemoryRequest.Requested) -> tuple[str, str]:
-    return ("request", "")
-
-
-@audits(MemoryRequest.Answered)
-def _answered_action(e: MemoryRequest.Answered) -> tuple[str, str]:
-    return ("answer", "")
-
-
-@audits(MemoryRequest.Expired)
-def _expired_action(e: MemoryRequest.Expired) -> tuple[str, str]:
-    return ("request_expired", "")
-
-
-@audits(Materialization.Recorded)
-def _materialized_action(e: Materialization.Recorded) -> tuple[str, str]:
-    return ("materialize", "")
-
-
 # -- memory requests -------------------------------------------------------------
 
 
@@ -127,7 +67,7 @@ def request_memory(hall: Hall, actor: str, domain: str, seat: str, need: str,
     seat = principal_name(seat)
     stream = hall.stream(domain, actor=actor, action=Action.REQUEST)
     now = hall.clock()
-    with hall.writing() as session:
+    with hall.writing(stream) as session:
         policy = PolicyRequest(principal=actor, action=Action.REQUEST, domain=stream.name,
                                resource_type=ResourceType.DOMAIN, seat=seat)
         decision = hall.authorize(session, stream, policy)
@@ -145,8 +85,8 @@ def answer(hall: Hall, actor: str, domain: str, request_id: UUID, entry_id: UUID
     actor = principal_name(actor)
     stream = hall.stream(domain, actor=actor, action=Action.ANSWER)
     now = hall.clock()
-    with hall.writing() as session:
-        found: MemoryRequest = stream.get(request_id, "memory request")
+    with hall.writing(stream) as session:
+        found: MemoryRequest = stream.get(request_id, "memory request", kind=MemoryRequest)
         policy = PolicyRequest(principal=actor, action=Action.ANSWER, domain=stream.name,
                                resource_type=ResourceType.DOMAIN, resource_id=str(request_id),
                                seat=found.seat)
@@ -183,7 +123,7 @@ def pending(hall: Hall, actor: str, domain: str, *, seat: str | None = None,
 def open_requests(read: Any, stream: DomainStream, now: datetime, *, seat: str | None = None,
                   limit: int = 50) -> list[RequestView]:
     t = stream.tables.requests
-    query = select(t).where(t.c.status == RequestStatus.OPEN.value, t.c.expires_at > utc(now))
+    query = select(t).where(t.c.status == RequestStatus.OPEN.value, t.c.expires_at > iso(now))
     if seat:
         query = query.where(t.c.seat == seat)
     with read() as conn:
@@ -191,7 +131,7 @@ def open_requests(read: Any, stream: DomainStream, now: datetime, *, seat: str |
     return [_row_view(stream.name, r, now) for r in rows]
 
 
-def unresolved_pending(db: Db, stream: DomainStream, ids: Sequence[str], now: datetime) -> str | None:
+def unresolved_pending(db: Connection, stream: DomainStream, ids: Sequence[str], now: datetime) -> str | None:
     """Why `write --pending` must be refused, or None when every id is an open request."""
     t = stream.tables.requests
     for ident in ids:
@@ -211,21 +151,21 @@ def open_requests_section(conn: Connection, stream: DomainStream,
     t = stream.tables.requests
     query = select(t).where(t.c.status == RequestStatus.OPEN.value)
     if now is not None:
-        query = query.where(t.c.expires_at > utc(now))
+        query = query.where(t.c.expires_at > iso(now))
     rows = conn.execute(query.order_by(t.c.created_at, t.c.id).limit(20)).all()
     views = [_row_view(stream.name, r, now) for r in rows]
     return {"open_requests": [{**v.model_dump(mode="json"), "summary": v.summary} for v in views]}
 
 
 
-def _overdue(session: Session, stream: DomainStream, now: datetime, actor: str) -> list[MemoryRequest]:
+def _overdue(session: Connection, stream: DomainStream, now: datetime, actor: str) -> list[MemoryRequest]:
     t = stream.tables.requests
     ids = session.execute(select(t.c.id).where(t.c.status == RequestStatus.OPEN.value,
-                                               t.c.expires_at <= utc(now))
+                                               t.c.expires_at <= iso(now))
                           .order_by(t.c.expires_at, t.c.id).limit(SWEEP_LIMIT)).scalars().all()
     due: list[MemoryRequest] = []
     for ident in ids:
-        request: MemoryRequest = stream.get(UUID(ident), "memory request")
+        request: MemoryRequest = stream.get(UUID(ident), "memory request", kind=MemoryRequest)
         if request.expire_if_due(now=now, actor=actor, rule=EXPIRY_RULE):
             due.append(request)
     return due

@@ -60,7 +60,7 @@ def handoff(hall: Hall, actor: str, domain: str, *, open_session: bool = True,
     stream, decision = hall.ask(actor, Action.HANDOFF, domain)
     session_id: str | None = None
     if open_session:
-        with hall.writing() as session:
+        with hall.writing(stream) as session:
             session_id = str(hall.open_session(session, stream, actor, decision.rule_id).id)
     with hall.store.read() as conn:
         extra: dict[str, list[dict[str, Any]]] = {}
@@ -95,7 +95,7 @@ def wrap_up(
     if not summary.strip():
         raise InvalidValueError("a wrap-up needs a summary (--summary or stdin)")
     stream = hall.stream(domain, actor=actor, action=Action.WRAP_UP)
-    with hall.writing() as session:
+    with hall.writing(stream) as session:
         request = PolicyRequest(
             principal=actor, action=Action.WRAP_UP, domain=stream.name,
             resource_type=ResourceType.DOMAIN, target_layer=Layer.L2.value, kind=Kind.WRAP_UP.value,
@@ -128,7 +128,7 @@ def wrap_up(
         closed: list[Entry] = []
         try:
             for loop_id in closes:
-                loop: Entry = stream.get(loop_id)
+                loop: Entry = stream.get(loop_id, kind=Entry)
                 loop.close_loop(summary_entry.id, f"closed by the wrap-up of session {work.id}",
                                 actor=actor, rule=rule)
                 closed.append(loop)
@@ -169,7 +169,7 @@ def _session(stream: DomainStream, session_id: str) -> WorkSession:
     except ValueError:
         raise InvalidValueError(f"invalid session id {session_id!r}") from None
     try:
-        found: WorkSession = stream.get(ident, "session")
+        found: WorkSession = stream.get(ident, "session", kind=WorkSession)
     except NotFoundError:
         raise NotFoundError("session", session_id) from None
     return found

@@ -10,16 +10,20 @@ readers never queue behind writers.
 
 from __future__ import annotations
 
+import random
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from eventsourcing_sqlalchemy.datastore import SQLAlchemyDatastore
 from sqlalchemy import Connection, Engine, create_engine, event
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.exc import OperationalError
 
 BUSY_TIMEOUT_S = 30
+#: after the busy timeout, how long a writer keeps retrying (with jitter) before it fails
+RETRY_S = 120
 STORE_DIR = ".memhall"
 STORE_FILE = "memhall.db"
 
@@ -59,9 +63,29 @@ def _sqlite_engine(url: str, *, immediate: bool) -> Engine:
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Connection) -> None:
-        connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+        if not immediate:
+            connection.exec_driver_sql("BEGIN")
+            return
+        _begin_immediate(connection)
 
     return engine
+
+
+def _begin_immediate(connection: Connection) -> None:
+    """Take the write lock up front. SQLite's busy handler is not fair: under
+    many writers one can wait out the whole timeout while others get in, so
+    after it gives up we retry with jittered backoff instead of failing."""
+    deadline = time.monotonic() + RETRY_S
+    delay = 0.02
+    while True:
+        try:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+            return
+        except OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+        time.sleep(random.uniform(0, delay))
+        delay = min(delay * 2, 1.0)
 
 
 def _postgres_engine(url: str) -> Engine:
@@ -78,8 +102,14 @@ def _postgres_engine(url: str) -> Engine:
     return engine
 
 
+def raw(connection: Connection) -> Any:
+    """The DBAPI connection (sqlite3 or psycopg) under a SQLAlchemy connection,
+    in the same transaction: the journal writes through it."""
+    return connection.connection.driver_connection
+
+
 class Store:
-    """One database: engines, the eventsourcing datastore, transactions."""
+    """One database: its engines and its transactions."""
 
     def __init__(self, url: str) -> None:
         self.url = url
@@ -91,23 +121,36 @@ class Store:
             self.dialect = "postgresql"
             self.write_engine = _postgres_engine(url)
             self.read_engine = self.write_engine
-        self.datastore = SQLAlchemyDatastore(
-            session_maker=sessionmaker(bind=self.write_engine)
-        )
+        self._current: ContextVar[Connection | None] = ContextVar(f"memhall-write-{id(self)}", default=None)
 
     @property
     def display(self) -> str:
         return self.write_engine.url.render_as_string(hide_password=True)
 
     @contextmanager
-    def write(self) -> Iterator[Session]:
-        """One write transaction, holding the write lock from its first statement.
-        Nested uses join the outer transaction."""
-        with self.datastore.transaction(commit=True) as session:
-            yield session
+    def write(self) -> Iterator[Connection]:
+        """One write transaction, holding the write lock from its first statement
+        (SQLite) or from the domain's head row (PostgreSQL, see `journal`).
+        Nested uses join the outer transaction; an exception rolls it back."""
+        current = self._current.get()
+        if current is not None:
+            yield current
+            return
+        with self.write_engine.begin() as connection:
+            token = self._current.set(connection)
+            try:
+                yield connection
+            finally:
+                self._current.reset(token)
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
+        """A read connection; inside a write transaction, that transaction (so a
+        use case reads what it is about to change, under its lock)."""
+        current = self._current.get()
+        if current is not None:
+            yield current
+            return
         with self.read_engine.connect() as connection:
             yield connection
 

@@ -1,27 +1,25 @@
-"""Per-domain event streams: a recorder, event store and repository per domain,
-and the one `save` that writes events, projections and the chain together."""
+"""Per-domain event streams: loading aggregates and the one `save` that hands
+their new events to the journal (events, chain and projections together)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime, timezone
-from typing import Any, cast
+from typing import Any, TypeVar
 from uuid import UUID, uuid4
 
-from eventsourcing.application import AggregateNotFoundError, Repository
-from eventsourcing.domain import DomainEventProtocol
-from eventsourcing.persistence import EventStore, StoredEvent
+from eventsourcing.persistence import StoredEvent
+from eventsourcing_sqlalchemy.datastore import SQLAlchemyDatastore
 from eventsourcing_sqlalchemy.recorders import SQLAlchemyApplicationRecorder
-from sqlalchemy import Connection, insert, inspect, select, text
+from sqlalchemy import Connection, inspect, insert, select, text
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import sessionmaker
 
-from memhall.audit.chain import GENESIS, ChainedEvent, link
-from memhall.domains.aggregate import Aggregate, DomainEvent
+from memhall.domains.aggregate import Aggregate
 from memhall.domains.errors import NotFoundError, UnknownDomainError
-from memhall.governance import fulltext, projections, promotion_records, requests  # noqa: F401 (registers handlers)
+from memhall.governance import fulltext
+from memhall.governance.journal import Journal, NewEvent, head_table_sql
 from memhall.governance.mapper import PydanticMapper, new_mapper
-from memhall.governance.store import Store
+from memhall.governance.store import Store, raw
 from memhall.governance.tables import (
     SYSTEM,
     DomainTables,
@@ -31,112 +29,88 @@ from memhall.governance.tables import (
     tables_for,
 )
 
+A = TypeVar("A", bound=Aggregate)
+
 
 class DomainStream:
     """Everything of one domain's stream within one store."""
 
-    def __init__(self, store: Store, name: str, mapper: PydanticMapper, *, chained: bool = True) -> None:
+    def __init__(self, store: Store, name: str, mapper: PydanticMapper) -> None:
         self.name = name
-        #: False only in benchmarks that measure what the chain costs
-        self.chained = chained
+        self.store = store
         self.tables: DomainTables = tables_for(name)
-        self.recorder = SQLAlchemyApplicationRecorder(
-            store.datastore, events_table_name=self.tables.events_name
-        )
-        self.events = EventStore(mapper, self.recorder)
-        self.repository: Repository[UUID] = Repository(self.events)
+        self.journal = Journal(name, store.dialect)
         self.mapper = mapper
 
-    def create(self, store: Store) -> None:
-        """Create the domain's tables (idempotent)."""
-        self.recorder.create_table()
-        self.tables.metadata.create_all(store.write_engine, checkfirst=True)
-        with store.write_engine.begin() as conn:
+    def create(self) -> None:
+        """Create the domain's tables (idempotent). The events table keeps
+        eventsourcing's schema, so its tools can still read the log."""
+        datastore = SQLAlchemyDatastore(session_maker=sessionmaker(bind=self.store.write_engine))
+        SQLAlchemyApplicationRecorder(datastore, events_table_name=self.tables.events_name).create_table()
+        self.tables.metadata.create_all(self.store.write_engine, checkfirst=True)
+        with self.store.write_engine.begin() as conn:
             self._create_search(conn)
+            for statement in head_table_sql(self.name, self.store.dialect):
+                conn.execute(text(statement))
 
     def _create_search(self, conn: Connection) -> None:
-        if conn.dialect.name == "sqlite":
-            conn.execute(text(
-                f"CREATE VIRTUAL TABLE IF NOT EXISTS {self.tables.search_name} "
-                "USING fts5(entry_id UNINDEXED, body, tokenize='unicode61 remove_diacritics 2')"))
-        else:
-            conn.execute(text(
-                f"CREATE INDEX IF NOT EXISTS {self.tables.prefix}entries_fts ON "
-                f"{self.tables.entries.name} USING GIN ({fulltext.DOCUMENT})"))
+        for statement in fulltext.create_sql(self.tables, conn.dialect.name):
+            conn.execute(text(statement))
 
-    def reset_projections(self, session: Session) -> None:
-        """Drop and recreate the read models (never the events or the chain), so
-        a rebuild also brings them to this version's schema."""
-        conn = session.connection()
+    def reset_projections(self, conn: Connection) -> None:
+        """Drop and recreate the read models (never the events, the chain or its
+        head), so a rebuild also brings them to this version's schema."""
         if conn.dialect.name == "sqlite":
             conn.execute(text(f"DROP TABLE IF EXISTS {self.tables.search_name}"))
         for table in reversed(self.tables.projections):
             table.drop(conn, checkfirst=True)
         self.tables.metadata.create_all(conn, tables=list(self.tables.projections))
         self._create_search(conn)
+        for statement in head_table_sql(self.name, conn.dialect.name):
+            conn.execute(text(statement))
 
-    def lock(self, session: Session) -> None:
-        """Serialize writers of this domain from the first read of a use case on:
-        facts read for the policy and for dedup cannot go stale before the save.
-        SQLite already holds its write lock (BEGIN IMMEDIATE); PostgreSQL takes
-        the same table lock the event recorder takes on insert."""
-        if session.get_bind().dialect.name == "postgresql":
-            session.execute(text(f"LOCK TABLE {self.tables.events_name} IN EXCLUSIVE MODE"))
+    def lock(self, conn: Connection) -> None:
+        """Serialize this domain's writers from the first read of a use case on,
+        so facts read for the policy and for dedup cannot go stale before the
+        save (SQLite already holds its write lock; PostgreSQL locks the head row)."""
+        self.journal.head(raw(conn))
 
-    def get(self, aggregate_id: UUID, what: str = "entry") -> Any:
-        try:
-            return self.repository.get(aggregate_id)
-        except AggregateNotFoundError:
-            raise NotFoundError(what, aggregate_id) from None
+    def get(self, aggregate_id: UUID, what: str = "entry", *, kind: type[A] | None = None) -> Any:
+        """An aggregate rebuilt from its events, read in the current write
+        transaction if there is one. An id of another kind is "not found"."""
+        with self.store.read() as conn:
+            rows = self.journal.load(raw(conn), aggregate_id)
+        aggregate: Any = None
+        for version, topic, state in rows:
+            event = self.mapper.to_domain_event(StoredEvent(
+                originator_id=aggregate_id, originator_version=version, topic=topic, state=state))
+            aggregate = event.mutate(aggregate)  # type: ignore[attr-defined]
+        if aggregate is None or (kind is not None and not isinstance(aggregate, kind)):
+            raise NotFoundError(what, aggregate_id)
+        return aggregate
 
-    def save(self, session: Session, *aggregates: Aggregate) -> list[int]:
-        """Append the aggregates' new events, then project and chain them,
-        all inside the caller's write transaction."""
-        pending: list[DomainEventProtocol[UUID]] = []
+    def save(self, conn: Connection, *aggregates: Aggregate) -> list[int]:
+        """Append the aggregates' new events, chained and projected, inside the
+        caller's write transaction; their positions."""
+        new: list[NewEvent] = []
         for aggregate in aggregates:
-            pending.extend(aggregate.collect_events())
-        if not pending:
-            return []
-        recordings = self.events.put(pending, session=session)
-        for recording in recordings:
-            projections.apply(session, self.tables, cast(DomainEvent, recording.domain_event),
-                              recording.notification.id)
-        if self.chained:
-            self._chain(session, [r.notification for r in recordings])
-        return [r.notification.id for r in recordings]
-
-    def _chain(self, session: Session, notifications: Sequence[Any]) -> None:
-        head = self.head(session)
-        rows = []
-        for notification in notifications:
-            head = link(self.name, head, as_chained(notification))
-            rows.append({"position": notification.id, "head": head})
-        session.execute(insert(self.tables.chain), rows)
+            for event in aggregate.collect_events():
+                topic, state, data = self.mapper.encode(event)
+                new.append(NewEvent(event.originator_id, event.originator_version, topic, state, data))
+        return self.journal.append(raw(conn), new)
 
     def head(self, db: Any) -> str:
         row = db.execute(
             select(self.tables.chain.c.head).order_by(self.tables.chain.c.position.desc()).limit(1)
         ).first()
-        return str(row[0]) if row else GENESIS
-
-
-def as_chained(record: Any) -> ChainedEvent:
-    state = record.state
-    return ChainedEvent(
-        position=int(record.id),
-        originator_id=record.originator_id if isinstance(record.originator_id, UUID) else UUID(str(record.originator_id)),
-        originator_version=int(record.originator_version),
-        topic=str(record.topic),
-        state=bytes(state) if isinstance(state, memoryview) else state,
-    )
+        return str(row[0]) if row else "0" * 64
 
 
 class Streams:
     """The registry of domains in a store, and their streams."""
 
-    def __init__(self, store: Store, *, chained: bool = True) -> None:
+    def __init__(self, store: Store) -> None:
         self.store = store
-        self.chained = chained
         self.mapper = new_mapper()
         self._streams: dict[str, DomainStream] = {}
         self._known: set[str] = set()
@@ -155,21 +129,31 @@ class Streams:
             except IntegrityError:
                 pass  # another process named the store first
         system = self._stream(SYSTEM)
-        if not inspect(engine).has_table(system.tables.chain.name):
-            system.create(self.store)
+        if not inspect(engine).has_table(system.tables.head_name):
+            system.create()
         self._ready = True
 
     def _stream(self, name: str) -> DomainStream:
         stream = self._streams.get(name)
         if stream is None:
-            stream = self._streams[name] = DomainStream(self.store, name, self.mapper,
-                                                        chained=self.chained)
+            stream = self._streams[name] = DomainStream(self.store, name, self.mapper)
         return stream
 
     def names(self) -> list[str]:
         self.ensure_registry()
         with self.store.read() as conn:
             return [r[0] for r in conn.execute(select(domains_table.c.name).order_by(domains_table.c.name))]
+
+    def discovered(self) -> list[str]:
+        """Domains whose event tables exist, whether or not the registry lists them
+        (the registry is a read model: `rebuild` restores it, `audit verify` checks it)."""
+        names = []
+        for table in inspect(self.store.write_engine).get_table_names():
+            if table.startswith("mh_") and table.endswith("_events"):
+                name = table[3:-7]
+                if name != SYSTEM:
+                    names.append(name)
+        return sorted(names)
 
     def exists(self, name: str) -> bool:
         if name in self._known:
@@ -187,6 +171,10 @@ class Streams:
             raise UnknownDomainError(name)
         return self._stream(name)
 
+    def stream_of_tables(self, name: str) -> DomainStream:
+        """A stream by its tables alone, for maintenance of a damaged registry."""
+        return self.system() if name == SYSTEM else self._stream(name)
+
     def system(self) -> DomainStream:
         self.ensure_registry()
         return self._stream(SYSTEM)
@@ -196,24 +184,11 @@ class Streams:
         another connection would wait on the write lock the transaction holds)."""
         self.ensure_registry()
         stream = self._stream(name)
-        stream.create(self.store)
+        stream.create()
         return stream
 
-    def register(self, session: Session, name: str, actor: str, at: datetime) -> DomainStream:
+    def register(self, conn: Connection, name: str, actor: str, at: datetime) -> DomainStream:
         stream = self._stream(name)
-        session.execute(insert(domains_table).values(name=name, created_at=at, created_by=actor))
+        conn.execute(insert(domains_table).values(name=name, created_at=at, created_by=actor))
         self._known.add(name)
         return stream
-
-    def notifications(self, name: str, start: int, limit: int) -> list[Any]:
-        return cast(list[Any], self._stream(name).recorder.select_notifications(start, limit))
-
-    def decode(self, name: str, record: Any) -> DomainEvent:
-        stored = StoredEvent(
-            originator_id=record.originator_id,
-            originator_version=record.originator_version,
-            topic=record.topic,
-            state=bytes(record.state) if isinstance(record.state, memoryview) else record.state,
-        )
-        return cast(DomainEvent, self.mapper.to_domain_event(stored))
-

@@ -1,28 +1,37 @@
-"""The tables of one domain, all named after it: events, read models, chain.
+"""The tables of one domain, all named after it: events, read models, chain, head.
 
 Every domain gets its own event table and its own read-model tables, so a
 reader bound to one domain cannot see another's rows: isolation by
 construction, not by a WHERE clause. Domain names are strict slugs
 (`memhall.domains.values.domain_name`), which makes them safe in table names.
+The read models are built from the specs in `projection.schema`, the one
+definition every writer shares.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from functools import cache
+from typing import Any
 
+import orjson
 from sqlalchemy import (
-    JSON,
     BigInteger,
     Boolean,
     Column,
     DateTime,
+    Dialect,
     Index,
     Integer,
     MetaData,
     String,
     Table,
     Text,
+    TypeDecorator,
 )
+
+from memhall.governance.projection import schema
+from memhall.governance.projection.schema import from_iso, iso, json_text
 
 #: the system stream: refusals that name no existing domain (its prefix is not
 #: a valid domain name, so it can never collide with one)
@@ -31,7 +40,7 @@ SYSTEM = "0sys"
 registry_metadata = MetaData()
 
 #: domains that exist in this store (a global index; each domain's own first
-#: event is `Domain.Opened` in its own stream)
+#: event is `Domain.Opened` in its own stream, from which `rebuild` restores it)
 domains_table = Table(
     "mh_domains",
     registry_metadata,
@@ -53,6 +62,45 @@ store_table = Table(
 Position = BigInteger().with_variant(Integer(), "sqlite")
 
 
+class IsoTime(TypeDecorator[datetime]):
+    """A time stored as fixed-width ISO-8601 UTC text (`schema.iso`)."""
+
+    impl = String(32)
+    cache_ok = True
+
+    def process_bind_param(self, value: Any, dialect: Dialect) -> str | None:
+        return None if value is None else iso(value)
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
+        return None if value is None else from_iso(value)
+
+
+class JsonText(TypeDecorator[Any]):
+    """A JSON value stored as compact text (`schema.json_text`)."""
+
+    impl = Text
+    cache_ok = True
+
+    def process_bind_param(self, value: Any, dialect: Dialect) -> str | None:
+        return None if value is None else json_text(value)
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> Any:
+        return None if value is None else orjson.loads(value)
+
+
+_TYPES: dict[str, Any] = {
+    schema.TEXT: Text, schema.INT: Integer, schema.POSITION: Position, schema.BOOL: Boolean,
+    schema.TIME: IsoTime, schema.JSON: JsonText,
+}
+
+
+def _table(spec: schema.TableSpec, prefix: str, metadata: MetaData) -> Table:
+    columns = [Column(c.name, _TYPES[c.type], primary_key=c.name == spec.key, nullable=c.nullable)
+               for c in spec.columns]
+    indexes = [Index(prefix + name, *cols, unique=unique) for name, cols, unique in spec.indexes]
+    return Table(prefix + spec.suffix, metadata, *columns, *indexes)
+
+
 class DomainTables:
     """Table objects of one domain (nothing is created until `create`)."""
 
@@ -61,122 +109,18 @@ class DomainTables:
         self.prefix = f"mh_{domain}_"
         self.events_name = self.prefix + "events"
         self.search_name = self.prefix + "search"
+        self.head_name = self.prefix + "head"
         md = self.metadata = MetaData()
-        p = self.prefix
-        self.entries = Table(
-            p + "entries",
-            md,
-            Column("id", String(36), primary_key=True),
-            Column("layer", String(2), nullable=False),
-            Column("kind", String(16), nullable=False),
-            Column("text", Text, nullable=False),
-            Column("interpretation", Text),
-            Column("author", String(64), nullable=False),
-            Column("session_id", String(64)),
-            Column("status", String(16), nullable=False),
-            Column("state", String(16), nullable=False),
-            Column("confidence", Integer, nullable=False),
-            Column("source_kind", String(16), nullable=False),
-            Column("source_agent_id", String(64)),
-            Column("claim_root_id", String(64)),
-            Column("evidence_refs", JSON, nullable=False),
-            Column("people", JSON, nullable=False),
-            Column("places", JSON, nullable=False),
-            Column("topics", JSON, nullable=False),
-            Column("pending_requests", JSON, nullable=False),
-            Column("pointers", JSON, nullable=False),
-            Column("dedup_key", String(64), nullable=False),
-            Column("idempotency_key", String(128)),
-            Column("superseded_by", String(36)),
-            Column("created_at", DateTime(timezone=True), nullable=False),
-            Column("updated_at", DateTime(timezone=True), nullable=False),
-            Column("created_position", Position, nullable=False),
-            Column("position", Position, nullable=False),
-            Index(p + "entries_kind_time", "kind", "status", "created_at", "created_position"),
-            Index(p + "entries_layer", "layer", "status"),
-            Index(p + "entries_dedup", "dedup_key"),
-            Index(p + "entries_idempotency", "idempotency_key", unique=True),
-        )
-        self.sessions = Table(
-            p + "sessions",
-            md,
-            Column("id", String(36), primary_key=True),
-            Column("principal", String(64), nullable=False),
-            Column("opened_at", DateTime(timezone=True), nullable=False),
-            Column("closed", Boolean, nullable=False),
-            Column("summary_entry", String(36)),
-        )
-        self.promotions = Table(
-            p + "promotions",
-            md,
-            Column("id", String(36), primary_key=True),
-            Column("entry_id", String(36), nullable=False),
-            Column("from_layer", String(2), nullable=False),
-            Column("to_layer", String(2), nullable=False),
-            Column("path", String(16), nullable=False),
-            Column("nominated_by", String(64), nullable=False),
-            Column("reason", Text, nullable=False),
-            Column("status", String(12), nullable=False),  # open|ratified|rejected|withdrawn
-            Column("reminder_sessions", JSON, nullable=False),  # distinct sessions that counted
-            Column("reminders", Integer, nullable=False),  # all reminders, counted or not
-            Column("dissent", JSON, nullable=False),  # positions of the council, [] if none
-            Column("decided_by", String(64)),
-            Column("created_at", DateTime(timezone=True), nullable=False),
-            Column("updated_at", DateTime(timezone=True), nullable=False),
-            Column("position", Position, nullable=False),
-            Index(p + "promotions_status", "status", "created_at"),
-            Index(p + "promotions_entry", "entry_id"),
-        )
-        self.requests = Table(
-            p + "requests",
-            md,
-            Column("id", String(36), primary_key=True),
-            Column("seat", String(64), nullable=False),
-            Column("need", Text, nullable=False),
-            Column("requested_by", String(64), nullable=False),
-            Column("status", String(12), nullable=False),  # open|answered|expired
-            Column("answer_entry", String(36)),
-            Column("answered_by", String(64)),
-            Column("created_at", DateTime(timezone=True), nullable=False),
-            Column("expires_at", DateTime(timezone=True), nullable=False),
-            Column("position", Position, nullable=False),
-            Index(p + "requests_status", "status", "created_at"),
-        )
-        self.materializations = Table(
-            p + "materializations",
-            md,
-            Column("id", String(36), primary_key=True),
-            Column("seat", String(64), nullable=False),
-            Column("task", Text, nullable=False),
-            Column("by", String(64), nullable=False),
-            Column("log_position", Position, nullable=False),
-            Column("ledger_a", JSON, nullable=False),
-            Column("ledger_b", JSON, nullable=False),
-            Column("ledger_c", JSON, nullable=False),
-            Column("digest", String(64), nullable=False),
-            Column("created_at", DateTime(timezone=True), nullable=False),
-            Column("position", Position, nullable=False),
-            Index(p + "materializations_seat", "seat", "created_at"),
-        )
+        self.entries = _table(schema.ENTRIES, self.prefix, md)
+        self.sessions = _table(schema.SESSIONS, self.prefix, md)
+        self.promotions = _table(schema.PROMOTIONS, self.prefix, md)
+        self.requests = _table(schema.REQUESTS, self.prefix, md)
+        self.materializations = _table(schema.MATERIALIZATIONS, self.prefix, md)
         # Every event, allowed or refused, as a reviewable row (SPEC §8).
-        self.audit = Table(
-            p + "audit",
-            md,
-            Column("position", Position, primary_key=True),
-            Column("at", DateTime(timezone=True), nullable=False),
-            Column("actor", String(64), nullable=False),
-            Column("action", String(40), nullable=False),
-            Column("decision", String(8), nullable=False),
-            Column("rule", String(128), nullable=False),
-            Column("resource_id", String(64), nullable=False),
-            Column("layer", String(2), nullable=False),
-            Column("topic", String(96), nullable=False),
-            Column("detail", Text, nullable=False),
-            Index(p + "audit_actor", "actor", "position"),
-        )
+        self.audit = _table(schema.AUDIT, self.prefix, md)
         # The hash chain is not a projection: it is never rebuilt from the log.
         self.chain = Table(
-            p + "chain",
+            self.prefix + "chain",
             md,
             Column("position", Position, primary_key=True),
             Column("head", String(64), nullable=False),

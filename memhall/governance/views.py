@@ -34,6 +34,8 @@ class EntryView(View):
     pending_requests: list[str] = []
     pointers: list[str] = []
     superseded_by: str | None = None
+    thread: str
+    occurred_at: datetime
     created_at: datetime
     updated_at: datetime
     position: int
@@ -44,8 +46,8 @@ class EntryView(View):
         data.pop("dedup_key", None)
         data.pop("idempotency_key", None)
         data.pop("created_position", None)
-        data["created_at"] = as_utc(data["created_at"])
-        data["updated_at"] = as_utc(data["updated_at"])
+        for key in ("occurred_at", "created_at", "updated_at"):
+            data[key] = as_utc(data[key])
         return cls(domain=domain, **data)
 
 

@@ -54,7 +54,7 @@ def authorize_materialization(hall: Hall, actor: str, domain: str, seat: str) ->
                    f"refused: {seat} holds no role in {stream.name}; nothing is materialized "
                    "across domains")
     if problem is not None:
-        with hall.writing() as session:
+        with hall.writing(stream) as session:
             hall.refuse(session, stream, policy, PolicyDeniedError(problem[1]), rule=problem[0])
     return stream, decision
 
@@ -64,7 +64,7 @@ def record_materialization(
     ledger_a: Sequence[str], ledger_b: Sequence[str], ledger_c: Sequence[Excluded], digest: str,
 ) -> str:
     """Record what was handed to the seat (after the policy allowed it again, in the write)."""
-    with hall.writing() as session:
+    with hall.writing(stream) as session:
         policy = PolicyRequest(principal=actor, action=Action.MATERIALIZE, domain=stream.name,
                                resource_type=ResourceType.DOMAIN, seat=seat)
         decision = hall.authorize(session, stream, policy)

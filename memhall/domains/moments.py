@@ -1,0 +1,18 @@
+"""The one stored form of a moment: UTC, microseconds, fixed width, sortable as text."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+
+def iso(moment: datetime | str) -> str:
+    """`2026-11-30T15:01:43.123456Z`: the same text for the same instant, whatever its offset."""
+    if isinstance(moment, str):
+        moment = datetime.fromisoformat(moment)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def from_iso(text: str) -> datetime:
+    return datetime.fromisoformat(text).astimezone(timezone.utc)

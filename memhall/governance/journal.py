@@ -1,0 +1,127 @@
+"""The one write path: append a domain's events, chain them and project them.
+
+Every writer goes through `Journal.append` — a single governed write, a
+batched import, the session event of the fast handoff — inside the caller's
+transaction, on a plain DBAPI connection (sqlite3 or psycopg). One call is a
+handful of statements whatever the batch size: the head row (read and, on
+PostgreSQL, locked), one multi-row insert of events, one of chain links, one
+update of the head, and the read-model changes as set-based batches.
+
+The head row is the domain's lock and its clock. It holds the last position
+and chain head, so positions are assigned here, contiguous: a gap in the log
+is always a deletion, never a rolled-back writer. On PostgreSQL `SELECT … FOR
+UPDATE` on it serializes the writers of one domain only, for the span of
+their transaction; writers of other domains never wait. SQLite has one write
+lock per file, taken up front by BEGIN IMMEDIATE.
+
+Stdlib only (plus orjson): the fast handoff path imports it without
+SQLAlchemy or pydantic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+from memhall.audit.chain import GENESIS, ChainedEvent, link
+from memhall.governance.projection import ops_for
+from memhall.governance.projection.apply import Projector, SqlBackend
+from memhall.governance.projection.ops import State
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """An event ready to store: its state as the log keeps it, and those bytes."""
+
+    originator_id: UUID
+    version: int
+    topic: str
+    state: State
+    data: bytes
+
+
+class StaleHeadError(Exception):
+    """The head row is missing or behind the log: the store was not set up by
+    this version (run `memhall rebuild`) or was tampered with."""
+
+
+class Journal:
+    """Appending to one domain's stream (its events, chain and head tables)."""
+
+    def __init__(self, domain: str, dialect: str) -> None:
+        self.domain = domain
+        self.dialect = dialect
+        self.prefix = f"mh_{domain}_"
+        self.events_table = self.prefix + "events"
+        self.chain_table = self.prefix + "chain"
+        self.head_table = self.prefix + "head"
+        m = "?" if dialect == "sqlite" else "%s"
+        lock = "" if dialect == "sqlite" else " FOR UPDATE"
+        self._head_sql = f"SELECT position, head FROM {self.head_table} WHERE id = 1{lock}"
+        self._event_sql = (f"INSERT INTO {self.events_table} "
+                           f"(id, originator_id, originator_version, topic, state) VALUES ({m}, {m}, {m}, {m}, {m})")
+        self._chain_sql = f"INSERT INTO {self.chain_table} (position, head) VALUES ({m}, {m})"
+        self._move_sql = f"UPDATE {self.head_table} SET position = {m}, head = {m} WHERE id = 1"
+        self._load_sql = (f"SELECT originator_version, topic, state FROM {self.events_table} "
+                          f"WHERE originator_id = {m} ORDER BY originator_version")
+
+    def head(self, connection: Any) -> tuple[int, str]:
+        """The last position and chain head; on PostgreSQL this locks the domain."""
+        cursor = connection.cursor()
+        cursor.execute(self._head_sql)
+        row = cursor.fetchone()
+        if row is None:
+            raise StaleHeadError(f"the head row of {self.domain} is missing")
+        return int(row[0]), str(row[1])
+
+    def append(self, connection: Any, events: Sequence[NewEvent]) -> list[int]:
+        """Store, chain and project `events` in the caller's transaction; their positions."""
+        if not events:
+            return []
+        position, head = self.head(connection)
+        stored, links, positions = [], [], []
+        for event in events:
+            position += 1
+            head = link(self.domain, head, ChainedEvent(
+                position=position, originator_id=event.originator_id,
+                originator_version=event.version, topic=event.topic, state=event.data))
+            stored.append((position, self.uuid_param(event.originator_id), event.version,
+                           event.topic, event.data))
+            links.append((position, head))
+            positions.append(position)
+        cursor = connection.cursor()
+        cursor.executemany(self._event_sql, stored)
+        cursor.executemany(self._chain_sql, links)
+        cursor.execute(self._move_sql, (position, head))
+        projector = Projector(SqlBackend(connection, self.dialect, self.prefix))
+        for event, at in zip(events, positions):
+            projector.apply(ops_for(event.topic, event.state, at))
+        projector.flush()
+        return positions
+
+    def load(self, connection: Any, originator_id: UUID) -> list[tuple[int, str, bytes]]:
+        """One aggregate's stored events, in version order."""
+        cursor = connection.cursor()
+        cursor.execute(self._load_sql, (self.uuid_param(originator_id),))
+        return [(int(v), str(t), bytes(s)) for v, t, s in cursor.fetchall()]
+
+    def uuid_param(self, ident: UUID) -> Any:
+        # the events table's originator id: 16 raw bytes on SQLite, a uuid on PostgreSQL
+        return ident.bytes if self.dialect == "sqlite" else ident
+
+
+def head_table_sql(domain: str, dialect: str) -> list[str]:
+    """Create the head row of a domain, continuing its chain if one exists."""
+    prefix = f"mh_{domain}_"
+    big = "INTEGER" if dialect == "sqlite" else "BIGINT"
+    conflict = "OR IGNORE " if dialect == "sqlite" else ""
+    tail = "" if dialect == "sqlite" else " ON CONFLICT (id) DO NOTHING"
+    return [
+        f"CREATE TABLE IF NOT EXISTS {prefix}head (id INTEGER PRIMARY KEY, position {big} NOT NULL, "
+        "head VARCHAR(64) NOT NULL)",
+        f"INSERT {conflict}INTO {prefix}head (id, position, head) "
+        f"SELECT 1, coalesce(max(position), 0), coalesce((SELECT head FROM {prefix}chain "
+        f"ORDER BY position DESC LIMIT 1), '{GENESIS}') FROM {prefix}chain{tail}",
+    ]

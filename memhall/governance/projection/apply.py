@@ -1,0 +1,201 @@
+"""Applying row operations, in set-based batches, to SQL or to memory.
+
+A `Projector` collects the operations of a batch of events (one write, an
+import batch, a rebuild batch) in an overlay keyed by table and row key, and
+flushes them as a few `executemany` statements: one insert per table, one
+full-row update per table for rows the batch read, one partial update per
+(table, columns) for rows it did not. A row is read only when an operation
+needs its current values (`Merge`). The SQL backend runs on a plain DBAPI
+connection (sqlite3 or psycopg) inside the caller's transaction; the memory
+backend holds whole tables, for `audit verify` to compare with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Protocol
+
+from memhall.governance.projection.ops import Insert, Merge, Op, Update
+from memhall.governance.projection.schema import BY_SUFFIX, TableSpec, from_sql, to_sql
+
+Key = tuple[str, str]
+
+
+class Backend(Protocol):
+    def fetch(self, table: str, key: str) -> dict[str, Any] | None: ...
+
+    def insert(self, table: str, rows: list[dict[str, Any]]) -> None: ...
+
+    def replace(self, table: str, rows: list[dict[str, Any]]) -> None: ...
+
+    def update(self, table: str, columns: tuple[str, ...], rows: list[tuple[str, tuple[Any, ...]]]) -> None: ...
+
+
+class Projector:
+    """The overlay of one batch; `flush` writes it and starts the next."""
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+        self._rows: dict[Key, dict[str, Any]] = {}
+        self._new: dict[Key, None] = {}
+        self._dirty: dict[Key, None] = {}
+        self._partial: dict[Key, dict[str, Any]] = {}
+
+    def apply(self, ops: Iterable[Op]) -> None:
+        for op in ops:
+            if isinstance(op, Insert):
+                key = (op.table, str(op.row[BY_SUFFIX[op.table].key]))
+                self._rows[key] = dict(op.row)
+                self._new[key] = None
+            elif isinstance(op, Update):
+                key = (op.table, op.key)
+                if key in self._rows:
+                    self._rows[key].update(op.values)
+                    if key not in self._new:
+                        self._dirty[key] = None
+                else:
+                    self._partial.setdefault(key, {}).update(op.values)
+            else:
+                self._merge(op)
+
+    def _merge(self, op: Merge) -> None:
+        key = (op.table, op.key)
+        row = self._rows.get(key)
+        if row is None:
+            row = self.backend.fetch(op.table, op.key)
+            if row is None:
+                return  # like an UPDATE of a missing row: nothing to change
+            row.update(self._partial.pop(key, {}))
+            self._rows[key] = row
+            self._dirty[key] = None
+        row.update(op.change(dict(row)))
+
+    def flush(self) -> None:
+        inserts: dict[str, list[dict[str, Any]]] = {}
+        for key in self._new:
+            inserts.setdefault(key[0], []).append(self._rows[key])
+        for table, rows in inserts.items():
+            self.backend.insert(table, rows)
+        replaced: dict[str, list[dict[str, Any]]] = {}
+        for key in self._dirty:
+            replaced.setdefault(key[0], []).append(self._rows[key])
+        for table, rows in replaced.items():
+            self.backend.replace(table, rows)
+        grouped: dict[tuple[str, tuple[str, ...]], list[tuple[str, tuple[Any, ...]]]] = {}
+        for (table, ident), values in self._partial.items():
+            columns = tuple(values)
+            grouped.setdefault((table, columns), []).append((ident, tuple(values.values())))
+        for (table, columns), changes in grouped.items():
+            self.backend.update(table, columns, changes)
+        self._rows.clear()
+        self._new.clear()
+        self._dirty.clear()
+        self._partial.clear()
+
+
+class SqlBackend:
+    """Read models of one domain on a DBAPI connection (qmark for sqlite3, format for psycopg)."""
+
+    def __init__(self, connection: Any, dialect: str, prefix: str) -> None:
+        self.connection = connection
+        self.dialect = dialect
+        self.prefix = prefix
+        self.mark = "?" if dialect == "sqlite" else "%s"
+        self._sql: dict[tuple[str, ...], str] = {}
+
+    def _skip(self, table: str) -> bool:
+        # PostgreSQL indexes the entries table itself; only SQLite keeps FTS rows
+        return table == "search" and self.dialect != "sqlite"
+
+    def _statement(self, kind: str, spec: TableSpec, columns: tuple[str, ...] = ()) -> str:
+        cache_key = (kind, spec.suffix, *columns)
+        sql = self._sql.get(cache_key)
+        if sql is None:
+            name, m = self.prefix + spec.suffix, self.mark
+            if kind == "insert":
+                sql = (f"INSERT INTO {name} ({', '.join(spec.names)}) "
+                       f"VALUES ({', '.join(m for _ in spec.names)})")
+            elif kind == "select":
+                sql = f"SELECT {', '.join(spec.names)} FROM {name} WHERE {spec.key} = {m}"
+            else:
+                sets = ", ".join(f"{c} = {m}" for c in columns)
+                sql = f"UPDATE {name} SET {sets} WHERE {spec.key} = {m}"
+            self._sql[cache_key] = sql
+        return sql
+
+    def fetch(self, table: str, key: str) -> dict[str, Any] | None:
+        if self._skip(table):
+            return None
+        spec = BY_SUFFIX[table]
+        cursor = self.connection.cursor()
+        cursor.execute(self._statement("select", spec), (key,))
+        found = cursor.fetchone()
+        return from_sql(spec, found) if found is not None else None
+
+    def insert(self, table: str, rows: list[dict[str, Any]]) -> None:
+        if self._skip(table):
+            return
+        spec = BY_SUFFIX[table]
+        self.connection.cursor().executemany(self._statement("insert", spec),
+                                             [to_sql(spec, row) for row in rows])
+
+    def replace(self, table: str, rows: list[dict[str, Any]]) -> None:
+        if self._skip(table):
+            return
+        spec = BY_SUFFIX[table]
+        columns = tuple(c for c in spec.names if c != spec.key)
+        changes = [(str(row[spec.key]), tuple(row[c] for c in columns)) for row in rows]
+        self.update(table, columns, changes)
+
+    def update(self, table: str, columns: tuple[str, ...], rows: list[tuple[str, tuple[Any, ...]]]) -> None:
+        if self._skip(table):
+            return
+        spec = BY_SUFFIX[table]
+        stored = to_sql_partial(spec, columns)
+        self.connection.cursor().executemany(
+            self._statement("update", spec, columns),
+            [(*stored(values), ident) for ident, values in rows])
+
+
+def to_sql_partial(spec: TableSpec, columns: tuple[str, ...]) -> Any:
+    """Encode some columns of a row as stored (JSON as text)."""
+    from memhall.governance.projection.schema import JSON, json_text
+
+    is_json = [spec.column(c).type == JSON for c in columns]
+
+    def encode(values: tuple[Any, ...]) -> tuple[Any, ...]:
+        return tuple(json_text(v) if j and v is not None else v for v, j in zip(values, is_json))
+
+    return encode
+
+
+class MemoryBackend:
+    """Whole read models in memory: what replaying the log says they must hold."""
+
+    def __init__(self) -> None:
+        self.tables: dict[str, dict[str, dict[str, Any]]] = {}
+
+    def fetch(self, table: str, key: str) -> dict[str, Any] | None:
+        row = self.tables.get(table, {}).get(key)
+        return dict(row) if row is not None else None
+
+    def insert(self, table: str, rows: list[dict[str, Any]]) -> None:
+        spec = BY_SUFFIX[table]
+        target = self.tables.setdefault(table, {})
+        for row in rows:
+            target[str(row[spec.key])] = _canonical(spec, row)
+
+    def replace(self, table: str, rows: list[dict[str, Any]]) -> None:
+        self.insert(table, rows)
+
+    def update(self, table: str, columns: tuple[str, ...], rows: list[tuple[str, tuple[Any, ...]]]) -> None:
+        target = self.tables.setdefault(table, {})
+        spec = BY_SUFFIX[table]
+        for ident, values in rows:
+            if ident in target:
+                target[ident] = _canonical(spec, {**target[ident], **dict(zip(columns, values))})
+
+
+def _canonical(spec: TableSpec, row: dict[str, Any]) -> dict[str, Any]:
+    """A row as it reads back from SQL (JSON round-tripped), for exact comparison."""
+    return from_sql(spec, to_sql(spec, row))

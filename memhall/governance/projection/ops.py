@@ -1,0 +1,102 @@
+"""Projection as data: an event becomes a few row operations, and nothing else.
+
+A handler is a pure function of one stored event — its topic, its state (the
+JSON object the log holds) and its position — returning row operations. It
+reads nothing and writes nothing itself, so the same handler serves a single
+write, a batched import, a rebuild and the replay `audit verify` compares
+with. Handlers register by topic string, never by class, so that this module
+(and the fast handoff path) needs neither pydantic nor SQLAlchemy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Union
+
+State = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Insert:
+    table: str
+    row: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Update:
+    """Set some columns of one row (by its key)."""
+
+    table: str
+    key: str
+    values: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Merge:
+    """Change one row as a function of its current values (read-modify-write)."""
+
+    table: str
+    key: str
+    change: Callable[[dict[str, Any]], dict[str, Any]]
+
+
+Op = Union[Insert, Update, Merge]
+Handler = Callable[[State, int], Iterable[Op]]
+Describe = Callable[[State], tuple[str, str]]
+
+_handlers: dict[str, list[Handler]] = {}
+_describe: dict[str, Describe] = {}
+
+
+def projects(*topics: str) -> Callable[[Handler], Handler]:
+    """Register a handler for event topics."""
+
+    def register(handler: Handler) -> Handler:
+        for topic in topics:
+            _handlers.setdefault(topic, []).append(handler)
+        return handler
+
+    return register
+
+
+def audits(*topics: str) -> Callable[[Describe], Describe]:
+    """Register how events read in the audit log: (action, layer)."""
+
+    def register(fn: Describe) -> Describe:
+        for topic in topics:
+            _describe[topic] = fn
+        return fn
+
+    return register
+
+
+def fixed(action: str, *topics: str) -> None:
+    """Events whose audit action is fixed and name no layer."""
+    audits(*topics)(lambda state: (action, ""))
+
+
+def ops_for(topic: str, state: State, position: int) -> list[Op]:
+    """Every row operation one event implies, its audit row last."""
+    ops: list[Op] = []
+    for handler in _handlers.get(topic, ()):
+        ops.extend(handler(state, position))
+    ops.append(_audit_row(topic, state, position))
+    return ops
+
+
+def _audit_row(topic: str, state: State, position: int) -> Insert:
+    from memhall.governance.projection.schema import iso
+
+    describe = _describe.get(topic)
+    action, layer = describe(state) if describe else (topic.rsplit(".", 1)[-1].lower(), "")
+    refused = topic == REFUSAL
+    return Insert("audit", {
+        "position": position, "at": iso(state["timestamp"]), "actor": state["actor"],
+        "action": action, "decision": "refused" if refused else "allowed", "rule": state["rule"],
+        "resource_id": state["resource_id"] if refused else state["originator_id"],
+        "layer": layer, "topic": topic, "detail": state["reason"] if refused else "",
+    })
+
+
+REFUSAL = "memhall.Refusal.Recorded"

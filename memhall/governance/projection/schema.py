@@ -1,0 +1,143 @@
+"""The read-model tables of one domain, as plain specs every writer shares.
+
+One definition serves three writers — the SQLAlchemy tables readers query
+(`memhall.governance.tables`), the lean DBAPI writer that appends and projects
+(`memhall.governance.journal`), and the in-memory replay that `audit verify`
+compares with — so a column cannot mean one thing to one and another to the
+other. Stdlib only: the fast handoff path imports it without SQLAlchemy.
+
+Column types are deliberately few. Times are stored as fixed-width ISO-8601
+UTC text (`iso`), which sorts correctly as text on both backends; JSON values
+as compact JSON text (`json_text`). Both are produced by the same functions
+here for every writer, so the stored bytes never depend on which writer ran.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from memhall.domains.moments import from_iso, iso
+
+__all__ = ["from_iso", "iso"]
+
+TEXT, INT, POSITION, BOOL, TIME, JSON = "text", "int", "position", "bool", "time", "json"
+
+
+@dataclass(frozen=True)
+class Col:
+    name: str
+    type: str = TEXT
+    nullable: bool = True
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """One read model: its name after the domain prefix, its key, columns and indexes."""
+
+    suffix: str
+    key: str
+    columns: tuple[Col, ...]
+    #: index name suffix -> (columns, unique)
+    indexes: tuple[tuple[str, tuple[str, ...], bool], ...] = ()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.columns)
+
+    def column(self, name: str) -> Col:
+        for col in self.columns:
+            if col.name == name:
+                return col
+        raise KeyError(name)
+
+
+def _req(name: str, type_: str = TEXT) -> Col:
+    return Col(name, type_, nullable=False)
+
+
+ENTRIES = TableSpec("entries", "id", (
+    _req("id"), _req("layer"), _req("kind"), _req("text"), Col("interpretation"),
+    _req("author"), Col("session_id"), _req("status"), _req("state"), _req("confidence", INT),
+    _req("source_kind"), Col("source_agent_id"), Col("claim_root_id"),
+    _req("evidence_refs", JSON), _req("people", JSON), _req("places", JSON), _req("topics", JSON),
+    _req("pending_requests", JSON), _req("pointers", JSON), _req("dedup_key"),
+    Col("idempotency_key"), Col("superseded_by"), _req("thread"), _req("occurred_at", TIME),
+    _req("created_at", TIME), _req("updated_at", TIME), _req("created_position", POSITION),
+    _req("position", POSITION),
+), (
+    ("entries_kind_time", ("kind", "status", "created_at", "created_position"), False),
+    ("entries_thread", ("thread", "status", "created_position"), False),
+    ("entries_layer", ("layer", "status"), False),
+    ("entries_dedup", ("dedup_key",), False),
+    ("entries_root", ("claim_root_id",), False),
+    ("entries_idempotency", ("idempotency_key",), True),
+))
+
+SESSIONS = TableSpec("sessions", "id", (
+    _req("id"), _req("principal"), _req("opened_at", TIME), _req("closed", BOOL),
+    Col("summary_entry"), _req("position", POSITION),
+))
+
+PROMOTIONS = TableSpec("promotions", "id", (
+    _req("id"), _req("entry_id"), _req("from_layer"), _req("to_layer"), _req("path"),
+    _req("nominated_by"), _req("reason"), _req("status"),
+    _req("reminder_sessions", JSON), _req("reminders", INT), _req("dissent", JSON),
+    Col("decided_by"), _req("created_at", TIME), _req("updated_at", TIME), _req("position", POSITION),
+), (
+    ("promotions_status", ("status", "created_at"), False),
+    ("promotions_entry", ("entry_id",), False),
+))
+
+REQUESTS = TableSpec("requests", "id", (
+    _req("id"), _req("seat"), _req("need"), _req("requested_by"), _req("status"),
+    Col("answer_entry"), Col("answered_by"), _req("created_at", TIME), _req("expires_at", TIME),
+    _req("position", POSITION),
+), (("requests_status", ("status", "created_at"), False),))
+
+MATERIALIZATIONS = TableSpec("materializations", "id", (
+    _req("id"), _req("seat"), _req("task"), _req("by"), _req("log_position", POSITION),
+    _req("ledger_a", JSON), _req("ledger_b", JSON), _req("ledger_c", JSON), _req("digest"),
+    _req("created_at", TIME), _req("position", POSITION),
+), (("materializations_seat", ("seat", "created_at"), False),))
+
+AUDIT = TableSpec("audit", "position", (
+    _req("position", POSITION), _req("at", TIME), _req("actor"), _req("action"),
+    _req("decision"), _req("rule"), _req("resource_id"), _req("layer"), _req("topic"),
+    _req("detail"),
+), (("audit_actor", ("actor", "position"), False),))
+
+#: the full-text rows of entries (SQLite FTS5; PostgreSQL indexes the entries table itself)
+SEARCH = TableSpec("search", "entry_id", (_req("entry_id"), _req("body")))
+
+#: every read model `rebuild` may drop and replay, and `audit verify` recomputes
+READ_MODELS: tuple[TableSpec, ...] = (ENTRIES, SESSIONS, PROMOTIONS, REQUESTS, MATERIALIZATIONS, AUDIT)
+BY_SUFFIX = {spec.suffix: spec for spec in (*READ_MODELS, SEARCH)}
+
+
+def json_text(value: Any) -> str:
+    return orjson.dumps(value).decode()
+
+
+def to_sql(spec: TableSpec, row: dict[str, Any]) -> tuple[Any, ...]:
+    """A row's values in column order, as stored (JSON as text)."""
+    return tuple(json_text(row[c.name]) if c.type == JSON else row[c.name] for c in spec.columns)
+
+
+def from_sql(spec: TableSpec, values: tuple[Any, ...] | list[Any]) -> dict[str, Any]:
+    """A stored row back to the values the projection produced (for comparison)."""
+    row: dict[str, Any] = {}
+    for col, value in zip(spec.columns, values):
+        if value is None:
+            row[col.name] = None
+        elif col.type == JSON:
+            row[col.name] = orjson.loads(value)
+        elif col.type == BOOL:
+            row[col.name] = bool(value)
+        elif col.type in (INT, POSITION):
+            row[col.name] = int(value)
+        else:
+            row[col.name] = str(value)
+    return row
