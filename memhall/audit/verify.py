@@ -39,6 +39,7 @@ class Problem(str, Enum):
     DIVERGED = "diverged"  # two links in a row disagree: reordered, or chain rewritten
     EVENT_MISSING = "event-missing"  # a chain row whose event is gone
     UNCHAINED = "unchained"  # an event no chain row vouches for (forged)
+    GAP = "gap"  # positions skip: events erased with their chain rows, the chain recomputed
     REWRITTEN = "rewritten"  # the chain is consistent but not the one a checkpoint saw
     TRUNCATED = "truncated"  # the chain ends before a checkpoint's position
     STREAM_MISSING = "stream-missing"  # a checkpointed domain, or its tables, are gone
@@ -127,7 +128,11 @@ def verify_chain(conn: Connection, source: ChainSource, checkpoints: Sequence[Ch
             stored = str(chain.row.head)
             events.advance()
             chain.advance()
-            if computed == stored:
+            if at_event != walk.position + 1:
+                walk.fail(walk.position + 1, Problem.GAP, (
+                    f"positions {walk.position + 1} to {at_event - 1} are missing: events were "
+                    "erased together with their chain rows (positions are assigned without gaps)"))
+            elif computed == stored:
                 walk.step(at_event, computed)
             else:
                 walk.fail(at_event, *_mismatch(walk, at_event, computed, stored, events, chain))

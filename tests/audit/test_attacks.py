@@ -117,19 +117,32 @@ def restore_an_older_copy_then_write_on(db: Path, file: Path, policies: PolicySe
     write_more(db, policies, 4)
 
 
+def recompute_the_chain(conn: sqlite3.Connection) -> None:
+    head, rows = GENESIS, []
+    for position, oid, version, topic, state in conn.execute(
+        f"SELECT id, originator_id, originator_version, topic, state FROM {EVENTS} ORDER BY id"
+    ).fetchall():
+        head = link("company", head, ChainedEvent(position, uuid.UUID(bytes=bytes(oid)), version,
+                                                  topic, bytes(state)))
+        rows.append((position, head))
+    conn.execute(f"DELETE FROM {CHAIN}")
+    conn.executemany(f"INSERT INTO {CHAIN} (position, head) VALUES (?, ?)", rows)
+    conn.execute("UPDATE mh_company_head SET position = ?, head = ?", rows[-1])
+
+
 def edit_then_recompute_the_chain(db: Path, file: Path, _policies: PolicySet) -> None:
     take_checkpoint(db, file)
     with raw(db) as conn:
         set_state(conn, 4, edited(state_at(conn, 4)))
-        head, rows = GENESIS, []
-        for position, oid, version, topic, state in conn.execute(
-            f"SELECT id, originator_id, originator_version, topic, state FROM {EVENTS} ORDER BY id"
-        ).fetchall():
-            head = link("company", head, ChainedEvent(position, uuid.UUID(bytes=bytes(oid)), version,
-                                                      topic, bytes(state)))
-            rows.append((position, head))
-        conn.execute(f"DELETE FROM {CHAIN}")
-        conn.executemany(f"INSERT INTO {CHAIN} (position, head) VALUES (?, ?)", rows)
+        recompute_the_chain(conn)
+
+
+def erase_after_the_checkpoint_and_recompute(db: Path, file: Path, policies: PolicySet) -> None:
+    take_checkpoint(db, file)
+    write_more(db, policies, 3)
+    with raw(db) as conn:
+        conn.execute(f"DELETE FROM {EVENTS} WHERE id = ?", (LAST + 2,))
+        recompute_the_chain(conn)
 
 
 def drop_a_whole_domain(db: Path, file: Path, _policies: PolicySet) -> None:
@@ -147,7 +160,9 @@ ATTACKS = [
     Attack("edit a payload", edit_a_payload, "company", 4, Problem.EDITED),
     Attack("delete an event", delete_an_event, "company", 4, Problem.EVENT_MISSING),
     Attack("erase a refusal and its chain row", erase_a_refusal_with_its_chain_row, "company",
-           REFUSAL + 1, Problem.EDITED),
+           REFUSAL, Problem.GAP),
+    Attack("erase an event after the checkpoint, recompute the chain",
+           erase_after_the_checkpoint_and_recompute, "company", LAST + 2, Problem.GAP),
     Attack("swap two payloads", swap_two_payloads, "company", 3, Problem.EDITED),
     Attack("reorder two events", reorder_two_events, "company", 3, Problem.DIVERGED),
     Attack("insert a forged event", insert_a_forged_event, "company", LAST + 1, Problem.UNCHAINED),
