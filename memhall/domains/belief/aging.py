@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import datetime, timedelta
 
 from memhall.domains.belief.belief import Belief, Cause, Revision
@@ -47,7 +46,7 @@ def aged(belief: Belief, as_of: datetime) -> Belief:
         return belief
     belief = settled(belief)
     if not belief.fades:
-        return replace(belief, as_of=as_of)
+        return belief.evolve(as_of=as_of)
     period = fade_period(belief)
     start = belief.last_evidence_at
     done = _periods(belief.as_of - start, period)
@@ -60,4 +59,4 @@ def aged(belief: Belief, as_of: datetime) -> Belief:
         )
         if state is BeliefState.PAST:
             break
-    return replace(belief, as_of=as_of)
+    return belief.evolve(as_of=as_of)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from memhall.domains.belief.belief import Belief, Cause, Revision
 from memhall.domains.belief.confidence import anomalous, doubted
@@ -57,5 +57,5 @@ def contest(belief: Belief, evidence: Evidence, trust: float = NEUTRAL_TRUST) ->
         at=evidence.occurred_at,
         cause=Cause(revision, evidence.position, evidence.principal),
     )
-    moved = replace(moved, contested_by=(*moved.contested_by, evidence.position))
+    moved = moved.evolve(contested_by=(*moved.contested_by, evidence.position))
     return Outcome(moved, revision, mark=mark, nominate_demotion=True)

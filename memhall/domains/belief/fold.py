@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
 from datetime import datetime
 
 from memhall.domains.belief.aging import aged, settled
@@ -90,7 +89,7 @@ def fold(
     for event in counted(claim.claim_root, events, cut):
         belief = aged(belief, event.occurred_at)
         if isinstance(event, LayerMove):
-            belief = replace(belief, layer=event.layer)
+            belief = belief.evolve(layer=event.layer)
             continue
         teller = trust.of(event.from_agent, belief.topics) if event.from_agent else NEUTRAL_TRUST
         belief = weigh(belief, event, teller).belief

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 
 from memhall.domains.belief.aging import settled
 from memhall.domains.belief.belief import Belief, Cause, Revision
@@ -117,8 +116,8 @@ def weigh(belief: Belief, evidence: Evidence, trust: float = NEUTRAL_TRUST) -> O
         )
         # The new understanding rests on the corrector's own eyes; those who supported
         # the old one did not support this one (they stay in the history and the graph).
-        moved = replace(
-            moved, origin=evidence.actor, corroborators=(), witnessed_by=(evidence.actor,)
+        moved = moved.evolve(
+            origin=evidence.actor, corroborators=(), witnessed_by=(evidence.actor,)
         )
     else:
         moved = noted.moved(
