@@ -19,7 +19,7 @@ from memhall.domains.belief import (
     revise,
     source_corrected,
 )
-from memhall.domains.belief.trust import TrustChange
+from memhall.domains.belief.trust import TrustChange, TrustEvent
 from memhall.domains.errors import InvalidValueError
 from memhall.domains.values import BeliefState, SourceKind
 
@@ -137,7 +137,7 @@ def test_trust_as_of_a_time_counts_only_what_was_recorded_by_then() -> None:
 
 
 def test_folding_trust_ignores_the_order_events_are_given_in() -> None:
-    events = [owner_sets(0.9, position=1), caught(2), caught(3)]
+    events: list[TrustEvent] = [owner_sets(0.9, position=1), caught(2), caught(3)]
 
     assert TrustTable.fold(events) == TrustTable.fold(reversed(events))
 
