@@ -106,14 +106,17 @@ class TrustTable:
     @classmethod
     def fold(cls, events: Iterable[TrustEvent], as_of: AsOf | None = None) -> TrustTable:
         """The table as of `as_of` (all events when None), applied in log order."""
-        chosen: dict[int, TrustEvent] = {}
+        # One correction may catch a source out for several observers at once (everyone
+        # whose belief it corrected), so an event is (position, kind, observer, source).
+        chosen: dict[tuple[int, str, str, str], TrustEvent] = {}
         for event in events:
             if as_of is None or as_of.counts(event.recorded_at, event.position):
-                if chosen.setdefault(event.position, event) != event:
+                key = (event.position, type(event).__name__, event.observer, event.source)
+                if chosen.setdefault(key, event) != event:
                     raise InvalidValueError(f"two different trust events at @{event.position}")
         table = cls()
-        for position in sorted(chosen):
-            table = table.applied(chosen[position])
+        for key in sorted(chosen):
+            table = table.applied(chosen[key])
         return table
 
     def applied(self, event: TrustEvent) -> TrustTable:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -195,3 +197,17 @@ def test_the_sources_other_hearsay_on_that_topic_is_rescored() -> None:
     changes = rescored(claims, before.seen_by("hall"), after.seen_by("hall"), source="codex")
 
     assert changes == (Rescore("printer", "codex", "nas", 58, 47),)
+
+
+def test_one_correction_can_catch_a_source_out_for_several_observers() -> None:
+    for_gemini = replace(caught(3), observer="gemini")
+
+    table = TrustTable.fold([caught(3), for_gemini])
+
+    assert table.trust("hall", "codex", ("nas",)).value == 0.35
+    assert table.trust("gemini", "codex", ("nas",)).value == 0.35
+
+
+def test_two_different_trust_events_for_one_observer_at_one_position_are_refused() -> None:
+    with pytest.raises(InvalidValueError, match="@3"):
+        TrustTable.fold([caught(3), replace(caught(3), claim_root="other")])
