@@ -22,7 +22,8 @@ Design choices where SPEC §5 and seed S0 are silent:
   *raises* a confidence already under 10.
 - Keep: evidence on another claim root (identity is the root, never text), and hearsay
   from a teller the observer no longer hears: ``heard(trust)``, i.e. hearsay from it would
-  be believed at or below the fade floor 34 (trust below about 0.19).
+  be believed at or below the fade floor 34 (trust below about 0.19). Kept evidence moves
+  nothing, not even the aging clock; it is still drawn in the graph.
 - Ratified (L3/L4) claims (``contest``): support is recorded only; contradiction or
   anomaly applies its confidence step and state mark and asks for a demotion nomination;
   never a correction, never a text or layer change. They do not fade.
@@ -40,7 +41,9 @@ Design choices where SPEC §5 and seed S0 are silent:
   (0.5 → 58), (0.9 → 75), (1 → 77): no trust is the doubt floor, full trust stays below
   firsthand's 78. A correction costs the teller 0.15 on each topic of the claim (none: its
   general trust); the owner may set any value. Unknown: general trust, then 0.5. An
-  explicit write confidence is kept but capped at each observer's own ceiling.
+  explicit write confidence is kept but capped at each observer's own ceiling. A fold
+  takes the observer's trust as of the same cut, so re-scoring a caught-out source's
+  other hearsay is derived (``rescored`` lists the changes, to be recorded).
 - Guardrail: hearsay ≤ its trust-derived value, firsthand ≤ 100 (a witness may be
   certain), implanted ≤ the policy's value; above that ``GuardrailError`` (exit 3).
 - Order: a fold is independent of the order events are *given* in, and of duplicates
