@@ -51,3 +51,10 @@ class AuditFailureError(MemhallError):
     """The audit chain does not verify (exit code 4)."""
 
     exit_code = 4
+
+
+class GuardrailError(MemhallError):
+    """A value its provenance does not allow, e.g. hearsay written above what its source's
+    trust permits (exit code 3, like any refusal)."""
+
+    exit_code = 3
