@@ -90,7 +90,7 @@ class AllowedSigners:
         """Parse the whole file; the first bad line raises PolicyConfigError naming file:line."""
         name = str(path)
         keys = tuple(
-            key for number, line in enumerate(text.splitlines(), start=1)
+            key for number, line in enumerate(text.split("\n"), start=1)
             if (key := _parse_line(line, f"{name}:{number}")) is not None
         )
         return cls(path=name, keys=keys)
