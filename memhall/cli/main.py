@@ -147,6 +147,7 @@ COMMANDS = {
     "request": "memhall.cli.ledgers:request",
     "pending": "memhall.cli.ledgers:pending",
     "answer": "memhall.cli.ledgers:answer",
+    "keys": "memhall.cli.keys:keys",
 }
 
 

@@ -58,3 +58,17 @@ class GuardrailError(MemhallError):
     trust permits (exit code 3, like any refusal)."""
 
     exit_code = 3
+
+
+class SignatureError(MemhallError):
+    """A signature that does not verify, or a signer the policy does not allow (exit code 3)."""
+
+    exit_code = 3
+
+
+class SigningKeyError(MemhallError):
+    """The signer's own key cannot be used: missing, unsupported, or locked by a passphrase."""
+
+    def __init__(self, message: str, *, needs_passphrase: bool = False) -> None:
+        super().__init__(message)
+        self.needs_passphrase = needs_passphrase

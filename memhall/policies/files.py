@@ -1,7 +1,8 @@
-"""A policy directory: reading its schema, rules, roles.yaml and cases; creating one."""
+"""A policy directory: reading every file of it (schema, rules, roles.yaml, cases, signers); creating one."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib.resources import files
 from importlib.resources.abc import Traversable
@@ -11,7 +12,9 @@ from memhall.domains.errors import InvalidValueError, PolicyConfigError
 
 SCHEMA_FILE = "schema.cedarschema"
 ROLES_FILE = "roles.yaml"
+ALLOWED_SIGNERS_FILE = "allowed_signers"
 TESTS_DIR = "tests"
+_MAX_DEPTH = 8
 
 
 @dataclass(frozen=True)
@@ -40,14 +43,28 @@ class Statement:
 
 
 @dataclass(frozen=True)
+class PolicyFile:
+    """One file of a policy directory, as bytes, named by its `/`-separated path inside it."""
+
+    path: str
+    data: bytes
+
+
+@dataclass(frozen=True)
 class PolicySource:
-    """Everything a policy directory holds, read once, nothing parsed yet."""
+    """Everything a policy directory holds, read once, nothing parsed yet.
+
+    `files` is every file of the directory, the ones parsed here and any
+    other, so that the policy's digest covers exactly the bytes that were read.
+    """
 
     root: str
     schema: SourceFile
     rules: tuple[SourceFile, ...]
     roles: SourceFile
     tests: tuple[SourceFile, ...]
+    files: tuple[PolicyFile, ...]
+    allowed_signers: SourceFile | None = None
 
 
 def packaged_defaults() -> Traversable:
@@ -55,39 +72,67 @@ def packaged_defaults() -> Traversable:
 
 
 def read_policy_dir(directory: Path | Traversable | None) -> PolicySource:
-    """Read a policy directory; None reads the defaults shipped with memhall."""
+    """Read a policy directory; None reads the defaults shipped with memhall.
+
+    Names starting with `.` are neither read nor hashed: `.git`, `.DS_Store`
+    and editor swap files are not policy, and skipping them here as well as in
+    the digest keeps "what is hashed" equal to "what is in force".
+    """
     root = packaged_defaults() if directory is None else directory
     if not root.is_dir():
         raise PolicyConfigError(f"{root}: no such policy directory")
-    names = {entry.name: entry for entry in root.iterdir() if entry.is_file()}
+    found = sorted(_walk(root, ""), key=lambda item: item[0])
+    entries = {path: entry for path, entry, _ in found}
+    data = {path: blob for path, _, blob in found}
+    top = [path for path in entries if "/" not in path]
     for required in (SCHEMA_FILE, ROLES_FILE):
-        if required not in names:
+        if required not in entries:
             raise PolicyConfigError(f"{root}: missing {required}")
-    rules = tuple(_read(names[n]) for n in sorted(names) if n.endswith(".cedar"))
+
+    def text(path: str) -> SourceFile:
+        return _text(str(entries[path]), data[path])
+
+    rules = tuple(text(path) for path in top if path.endswith(".cedar"))
     if not rules:
         raise PolicyConfigError(f"{root}: no *.cedar rule files")
-    tests_dir = root.joinpath(TESTS_DIR)
-    tests: tuple[SourceFile, ...] = ()
-    if tests_dir.is_dir():
-        cases = sorted(
-            (e for e in tests_dir.iterdir() if e.is_file() and e.name.endswith(".yaml")),
-            key=lambda e: e.name,
-        )
-        tests = tuple(_read(e) for e in cases)
+    tests = tuple(
+        text(path) for path in entries
+        if path.startswith(f"{TESTS_DIR}/") and path.count("/") == 1 and path.endswith(".yaml")
+    )
     return PolicySource(
         root=str(root),
-        schema=_read(names[SCHEMA_FILE]),
+        schema=text(SCHEMA_FILE),
         rules=rules,
-        roles=_read(names[ROLES_FILE]),
+        roles=text(ROLES_FILE),
         tests=tests,
+        files=tuple(PolicyFile(path=path, data=blob) for path, _, blob in found),
+        allowed_signers=text(ALLOWED_SIGNERS_FILE) if ALLOWED_SIGNERS_FILE in entries else None,
     )
 
 
-def _read(entry: Traversable) -> SourceFile:
+def _walk(directory: Traversable, prefix: str, depth: int = 0) -> Iterator[tuple[str, Traversable, bytes]]:
+    if depth > _MAX_DEPTH:
+        raise PolicyConfigError(f"{directory}: policy directory nested too deep (a symlink loop?)")
+    for entry in directory.iterdir():
+        if entry.name.startswith("."):
+            continue
+        path = f"{prefix}{entry.name}"
+        if entry.is_dir():
+            yield from _walk(entry, f"{path}/", depth + 1)
+        elif entry.is_file():
+            try:
+                yield path, entry, entry.read_bytes()
+            except OSError as exc:
+                raise PolicyConfigError(f"{entry}: cannot read: {exc}") from None
+
+
+def _text(name: str, data: bytes) -> SourceFile:
+    """Decode as the loader always has: UTF-8, universal newlines."""
     try:
-        return SourceFile(name=str(entry), text=entry.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PolicyConfigError(f"{entry}: cannot read: {exc}") from None
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PolicyConfigError(f"{name}: cannot read: {exc}") from None
+    return SourceFile(name=name, text=text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
 def split_statements(file: SourceFile) -> list[Statement]:
@@ -131,18 +176,14 @@ def _statement(file: SourceFile, end: int, first_code: int) -> Statement:
 
 
 def init_policy_dir(target: Path) -> list[Path]:
-    """Copy the default policy (schema, rules, roles.yaml, tests) to `target`."""
+    """Copy every file of the default policy to `target`, byte for byte, so the
+    copy has the defaults' digest."""
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise InvalidValueError(f"{target} already exists; not overwriting a policy directory")
-    defaults = packaged_defaults()
     created: list[Path] = []
-    for sub in ("", "tests"):
-        source_dir = defaults.joinpath(sub) if sub else defaults
-        destination = target / sub if sub else target
-        destination.mkdir(parents=True, exist_ok=True)
-        for entry in sorted(source_dir.iterdir(), key=lambda e: e.name):
-            if entry.is_file() and entry.name.endswith((".cedar", ".cedarschema", ".yaml")):
-                path = destination / entry.name
-                path.write_text(entry.read_text(encoding="utf-8"), encoding="utf-8")
-                created.append(path)
+    for file in read_policy_dir(None).files:
+        path = target.joinpath(*file.path.split("/"))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(file.data)
+        created.append(path)
     return created

@@ -10,8 +10,10 @@ from memhall.domains.errors import PolicyConfigError
 from memhall.domains.values import PrincipalType
 from memhall.policies import grid
 from memhall.policies.cases import Case, load_cases
+from memhall.policies.digest import digest_summary, policy_digest
 from memhall.policies.engine import PolicySet
 from memhall.policies.model import Decision, PolicyRequest
+from memhall.policies.signers import AllowedSigners
 
 
 class CaseFailure(BaseModel):
@@ -29,6 +31,8 @@ class CheckReport(BaseModel):
     #: rules a principal with no role in a domain would be granted through
     leaks: list[str] = []
     cases_run: int = 0
+    #: the policy digest a domain's owner would adopt (empty when the files do not load)
+    digest: str = ""
     rules: list[str] = []
     #: rule ids no case names as its expected rule
     uncovered: list[str] = []
@@ -49,6 +53,7 @@ class CheckReport(BaseModel):
         lines.append(
             f"{verdict}: {self.directory}: {len(self.rules)} rules, {self.cases_run} cases, "
             f"{len(self.failures)} failed, {len(self.errors)} errors"
+            + (f", digest {digest_summary(self.digest)}" if self.digest else "")
         )
         return "\n".join(lines)
 
@@ -62,6 +67,11 @@ def check(directory: Path | None) -> CheckReport:
         report.errors.append(str(exc))
         return report
     report.rules = [rule.id for rule in policy_set.rules]
+    report.digest = policy_digest(policy_set.source)
+    try:
+        AllowedSigners.of(policy_set.source)
+    except PolicyConfigError as exc:
+        report.errors.append(str(exc))
     cases: list[Case] = []
     for file in policy_set.source.tests:
         try:

@@ -10,7 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from memhall.cli.policy import policy
+from memhall.policies.digest import policy_digest
 from memhall.policies.engine import init_policy_dir
+from memhall.policies.files import read_policy_dir
 
 
 @pytest.fixture
@@ -150,3 +152,18 @@ def test_diff_needs_a_base_revision(runner: CliRunner) -> None:
     result = runner.invoke(policy, ["diff"])
 
     assert result.exit_code == 2
+
+
+def test_check_names_the_digest_it_would_adopt(runner: CliRunner, policy_dir: Path) -> None:
+    result = runner.invoke(policy, ["check", str(policy_dir), "--json"])
+
+    assert json.loads(result.stdout)["digest"] == policy_digest(read_policy_dir(policy_dir))
+
+
+def test_check_reports_a_broken_allowed_signers_line(runner: CliRunner, policy_dir: Path) -> None:
+    (policy_dir / "allowed_signers").write_text("# owners\nmaki ssh-ed25519\n")
+
+    result = runner.invoke(policy, ["check", str(policy_dir)])
+
+    assert result.exit_code == 1
+    assert f"error: {policy_dir}/allowed_signers:2: missing key" in result.stdout
