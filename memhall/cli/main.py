@@ -147,6 +147,7 @@ COMMANDS = {
     "request": "memhall.cli.ledgers:request",
     "pending": "memhall.cli.ledgers:pending",
     "answer": "memhall.cli.ledgers:answer",
+    "mcp": "memhall.agents.command:mcp",
 }
 
 

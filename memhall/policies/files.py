@@ -12,6 +12,8 @@ from memhall.domains.errors import InvalidValueError, PolicyConfigError
 SCHEMA_FILE = "schema.cedarschema"
 ROLES_FILE = "roles.yaml"
 TESTS_DIR = "tests"
+#: the policy folder a project keeps beside its code, found in the working directory
+POLICY_DIR = "memhall-policy"
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,18 @@ class PolicySource:
     rules: tuple[SourceFile, ...]
     roles: SourceFile
     tests: tuple[SourceFile, ...]
+
+
+def policy_directory(given: str | None, cwd: Path | None = None) -> Path | None:
+    """The policy folder in force: the one given, else ./memhall-policy/ if
+    present, else None (the defaults shipped with memhall)."""
+    if given:
+        path = Path(given)
+        if not path.is_dir():
+            raise InvalidValueError(f"policy directory not found: {path}")
+        return path
+    local = (cwd or Path.cwd()) / POLICY_DIR
+    return local if local.is_dir() else None
 
 
 def packaged_defaults() -> Traversable:
