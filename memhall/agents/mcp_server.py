@@ -24,6 +24,7 @@ from memhall.agents.recall import MAX_ITEMS, Recalled, recall as relevant
 from memhall.agents.results import PendingRequests, Promotions, PromotionStanding, PromotionStep
 from memhall.domains.entry import Tags, draft
 from memhall.domains.promotion import Position
+from memhall.domains.values import Kind, SourceKind
 from memhall.governance import history, promotions, requests, sessions
 from memhall.governance.requests import RequestView
 from memhall.governance.views import HandoffView, SearchView, ShowView, WrapUpResult, WriteResult
@@ -37,8 +38,6 @@ RECORDS_ONCE = ToolAnnotations(read_only_hint=False, destructive_hint=False, ide
 RECORDS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
                           open_world_hint=False)
 
-KindName = Literal["state", "wrap-up", "handoff", "open-loop", "episode", "claim", "lesson",
-                   "decision", "quote"]
 Names = tuple[str, ...]
 SessionId = Annotated[str | None, Field(description="Defaults to the session get_handoff opened.")]
 
@@ -53,8 +52,8 @@ open requests, pending nominations. It opens your session.
 - Every item carries its layer: L1 working candidates, L2 the hall, L3 knowledge, L4 canon. \
 Never present a lower layer as a higher one; if L3/L4 has nothing, say so.
 - recall ranks by relevance and search_history finds history: neither is current state.
-- Missing memory? request_memory, and mark dependent work MEMORY PENDING; never fill the gap \
-with inference.
+- Missing memory? request_memory, and write what depends on it with pending=[its id] \
+(MEMORY PENDING); never fill the gap with inference.
 - There is no ratify tool: ratification is a human act, done by the domain's ratify owner \
 with `memhall ratify`."""
 
@@ -67,13 +66,13 @@ def build_server(agent: Agent, *, verbose: bool = False) -> MCPServer:
                                   log_level="INFO" if verbose else "WARNING")
     hall, actor, domain, governed = agent.hall, agent.actor, agent.domain, agent.governed
 
-    @server.tool(annotations=RECORDS_ONCE)
+    @server.tool(title="Handoff: where the domain was left", annotations=RECORDS_ONCE)
     def get_handoff(limit: Annotated[int, Field(ge=1, le=50)] = sessions.HANDOFF_LATEST) -> HandoffView:
         """Session start: the newest state / wrap-up / handoff entries by time, open loops, open
         requests and pending nominations. Opens your session once; later calls return the same."""
         return governed(lambda: agent.handoff(limit))
 
-    @server.tool(annotations=RECORDS_ONCE)
+    @server.tool(title="Wrap up the session", annotations=RECORDS_ONCE)
     def wrap_up(summary: Annotated[str, Field(min_length=1)],
                 pointers: Annotated[Names, Field(description="Entry ids this state points to.")] = (),
                 closes: Annotated[tuple[UUID, ...],
@@ -85,13 +84,13 @@ def build_server(agent: Agent, *, verbose: bool = False) -> MCPServer:
         return governed(lambda: agent.wrap_up(summary, session_id=session_id, pointers=pointers,
                                               closes=closes, opens=opens))
 
-    @server.tool(annotations=RECORDS_ONCE)
+    @server.tool(title="Write a memory", annotations=RECORDS_ONCE)
     def write_memory(
         text: Annotated[str, Field(min_length=1)],
         layer: Annotated[Literal["L1", "L2"], Field(description="L1 candidate or L2 hall.")] = "L1",
-        kind: KindName = "episode",
+        kind: Kind = Kind.EPISODE,
         people: Names = (), places: Names = (), topics: Names = (),
-        source: Literal["firsthand", "hearsay", "implanted"] = "firsthand",
+        source: SourceKind = SourceKind.FIRSTHAND,
         source_agent: Annotated[str | None, Field(description="Who said it (hearsay only).")] = None,
         evidence: Names = (),
         claim_root: Annotated[str | None, Field(description="The claim this is evidence for.")] = None,
@@ -117,7 +116,7 @@ def build_server(agent: Agent, *, verbose: bool = False) -> MCPServer:
 
         return governed(write)
 
-    @server.tool(annotations=READS)
+    @server.tool(title="Recall related memories", annotations=READS)
     def recall(query: Annotated[str, Field(min_length=1)], people: Names = (), places: Names = (),
                topics: Names = (),
                max_items: Annotated[int, Field(ge=1, le=MAX_ITEMS)] = 10) -> Recalled:
@@ -126,13 +125,13 @@ def build_server(agent: Agent, *, verbose: bool = False) -> MCPServer:
         tags = Tags(people=tuple(people), places=tuple(places), topics=tuple(topics))
         return governed(lambda: relevant(hall, actor, domain, query, tags=tags, max_items=max_items))
 
-    @server.tool(annotations=READS)
+    @server.tool(title="Search history", annotations=READS)
     def search_history(query: Annotated[str, Field(min_length=1)],
                        limit: Annotated[int, Field(ge=1, le=100)] = 20) -> SearchView:
         """Full-text search of the domain's history (never current state)."""
         return governed(lambda: history.search(hall, actor, domain, query, limit))
 
-    @server.tool(annotations=READS)
+    @server.tool(title="Show an entry and its history", annotations=READS)
     def show_memory(entry_id: UUID) -> ShowView:
         """One entry and its whole event history: who wrote it, under which rule, what changed."""
         return governed(lambda: history.show(hall, actor, domain, entry_id))
@@ -141,7 +140,7 @@ def build_server(agent: Agent, *, verbose: bool = False) -> MCPServer:
     # the evidence graph (SPEC §5), which arrives with beliefs. It is registered
     # here then, and not before: a generated explanation would be a fake.
 
-    @server.tool(annotations=RECORDS)
+    @server.tool(title="Request missing memory", annotations=RECORDS)
     def request_memory(need: Annotated[str, Field(min_length=1)],
                        seat: Annotated[str | None, Field(description="The seat missing the "
                                                                        "memory (default: you).")] = None,
@@ -150,26 +149,26 @@ def build_server(agent: Agent, *, verbose: bool = False) -> MCPServer:
         return governed(lambda: requests.request_memory(hall, actor, domain, seat or actor, need,
                                                         timedelta(hours=expires_in_hours)))
 
-    @server.tool(annotations=READS)
+    @server.tool(title="Open memory requests", annotations=READS)
     def list_pending(seat: str | None = None) -> PendingRequests:
         """Open MEMORY REQUESTs, oldest first (an expired request is not open)."""
         return governed(lambda: PendingRequests(
             domain=domain, requests=requests.pending(hall, actor, domain, seat=seat)))
 
-    @server.tool(annotations=READS)
+    @server.tool(title="Nominations and their standing", annotations=READS)
     def list_promotions(include_closed: bool = False) -> Promotions:
         """Nominations and what each has gathered (reminders, dissent)."""
         return governed(lambda: Promotions(domain=domain, promotions=[
             PromotionStanding.of(p) for p in promotions.promotions(hall, actor, domain,
                                                                     all_=include_closed)]))
 
-    @server.tool(annotations=RECORDS)
+    @server.tool(title="Remind of a nomination", annotations=RECORDS)
     def remind(promotion_id: UUID, note: str = "", session_id: SessionId = None) -> PromotionStep:
         """Record a reminder for a nomination; one counts per session."""
         return governed(lambda: PromotionStep.of(promotions.remind(
             hall, actor, domain, promotion_id, agent.reminder_session(session_id), note)))
 
-    @server.tool(annotations=RECORDS)
+    @server.tool(title="Record the council's dissent", annotations=RECORDS)
     def record_dissent(promotion_id: UUID,
                        positions: Annotated[list[Position], Field(min_length=1)]) -> PromotionStep:
         """Record the council's structured dissent: every member's position and reason."""
