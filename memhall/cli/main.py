@@ -148,6 +148,7 @@ COMMANDS = {
     "pending": "memhall.cli.ledgers:pending",
     "answer": "memhall.cli.ledgers:answer",
     "keys": "memhall.cli.keys:keys",
+    "mcp": "memhall.agents.command:mcp",
 }
 
 
