@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
 from itertools import combinations
+from typing import NamedTuple
 
 from memhall.domains.dynamics.record import WANDERING, MemoryRecord
 
@@ -45,13 +46,21 @@ class Relation(str, Enum):
     WANDERING = "wandering"
 
 
-@dataclass(frozen=True, order=True)
-class Node:
+class Node(NamedTuple):
+    """A tag. A named tuple, not a dataclass: graphs of 100k memories hash nodes
+    millions of times, and a tuple hashes and compares in C."""
+
     kind: NodeKind
     name: str
 
     def __str__(self) -> str:
         return f"{self.kind.value}:{self.name}"
+
+    @classmethod
+    def parse(cls, text: str) -> Node:
+        """The inverse of str(): "person:maki" -> Node(PERSON, "maki")."""
+        kind, _, name = text.partition(":")
+        return cls(NodeKind(kind), name)
 
     @property
     def is_entity(self) -> bool:
@@ -115,9 +124,7 @@ class TagGraph:
         scale each memory's edges, so faded memories pull a walk less."""
         records = sorted(records, key=lambda r: r.id)
         by_id = {r.id: r for r in records}
-        relations: dict[Pair, set[Relation]] = defaultdict(set)
-        memories: dict[Pair, list[str]] = defaultdict(list)
-        totals: dict[Pair, float] = defaultdict(float)
+        growing: dict[Pair, _Growing] = {}
         intensities: dict[Node, float] = {}
         for record in records:
             insight = record.source == WANDERING
@@ -125,13 +132,15 @@ class TagGraph:
             weight = insight_weight if insight else (weights or {}).get(record.id, 1.0)
             felt = 0.0 if insight else record.emotion.intensity
             for key, kinds in own.items():
-                relations[key] |= kinds
-                memories[key].append(record.id)
-                totals[key] += weight
-                for node in key:
-                    intensities[node] = max(intensities.get(node, 0.0), felt)
-        links = {key: Link(key[0], key[1], frozenset(kinds), tuple(memories[key]), totals[key])
-                 for key, kinds in relations.items()}
+                link = growing.get(key)
+                if link is None:
+                    link = growing[key] = _Growing()
+                link.add(record.id, kinds, weight)
+            for node in {n for key in own for n in key}:
+                if felt >= intensities.get(node, 0.0):
+                    intensities[node] = felt
+        links = {key: Link(key[0], key[1], frozenset(g.relations), tuple(g.memory_ids), g.weight)
+                 for key, g in growing.items()}
         return cls(links=links, intensities=intensities)
 
     def nodes(self) -> list[Node]:
@@ -161,6 +170,22 @@ class TagGraph:
         links = {key: link for key, link in self.links.items()
                  if key[0] in reached and key[1] in reached}
         return TagGraph(links=links, intensities={n: self.intensities.get(n, 0.0) for n in reached})
+
+
+class _Growing:
+    """A link while the graph is being built."""
+
+    __slots__ = ("memory_ids", "relations", "weight")
+
+    def __init__(self) -> None:
+        self.relations: set[Relation] = set()
+        self.memory_ids: list[str] = []
+        self.weight = 0.0
+
+    def add(self, memory_id: str, relations: set[Relation], weight: float) -> None:
+        self.relations |= relations
+        self.memory_ids.append(memory_id)
+        self.weight += weight
 
 
 def _relations(record: MemoryRecord, by_id: Mapping[str, MemoryRecord]) -> dict[Pair, set[Relation]]:
