@@ -20,6 +20,8 @@ def load_dynamics(directory: Path | Traversable | None) -> DynamicsConfig:
     defaults: the file only says where a domain departs from them.
     """
     root = packaged_defaults() if directory is None else directory
+    if not root.is_dir():
+        raise PolicyConfigError(f"{root}: no such policy directory")
     entry = root.joinpath(DYNAMICS_FILE)
     if not entry.is_file():
         return DynamicsConfig()

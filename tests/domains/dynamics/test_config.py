@@ -44,6 +44,11 @@ def test_a_new_policy_folder_gets_a_dynamics_yaml_to_edit(tmp_path: Path) -> Non
     assert load_dynamics(tmp_path / "memhall-policy") == DynamicsConfig()
 
 
+def test_a_missing_policy_folder_is_an_error_not_the_defaults(tmp_path: Path) -> None:
+    with pytest.raises(PolicyConfigError, match="no such policy directory"):
+        load_dynamics(tmp_path / "nowhere")
+
+
 def test_one_key_departs_from_the_defaults_and_the_rest_stay(tmp_path: Path) -> None:
     config = load_dynamics(write(tmp_path, "wandering:\n  steps: 40\n"))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memhall.domains.dynamics.config import ConsolidationConfig
@@ -111,6 +111,7 @@ episodes = st.lists(
     max_size=30, unique_by=lambda r: r.id)
 
 
+@settings(max_examples=50)
 @given(episodes, st.randoms(use_true_random=False))
 def test_the_same_records_in_any_order_make_the_same_notes(records: list[MemoryRecord],
                                                           shuffler: random.Random) -> None:
@@ -120,6 +121,7 @@ def test_the_same_records_in_any_order_make_the_same_notes(records: list[MemoryR
     assert consolidate(shuffled, AS_OF, CONFIG) == consolidate(records, AS_OF, CONFIG)
 
 
+@settings(max_examples=50)
 @given(episodes)
 def test_every_note_cites_enough_recent_sources_in_sorted_order(records: list[MemoryRecord]) -> None:
     by_id = {r.id: r for r in records}

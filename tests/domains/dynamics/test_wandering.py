@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from memhall.domains.dynamics.config import WanderingConfig
 from memhall.domains.dynamics.graph import Node, NodeKind, TagGraph
 from memhall.domains.dynamics.record import MemoryRecord
-from memhall.domains.dynamics.wandering import novelty, wander
+from memhall.domains.dynamics.wandering import InsightProposal, novelty, wander
 from memhall.domains.values import Layer
 from tests.domains.dynamics.memories import memory
 
@@ -24,12 +24,11 @@ def two_islands() -> list[MemoryRecord]:
             memory("m3", topics=("x", "y"), at=200)]
 
 
-def as_insight_records(proposals: tuple[object, ...]) -> list[MemoryRecord]:
-    records = []
-    for index, p in enumerate(proposals):
-        fields = p.model_dump(include={"people", "places", "topics"})  # type: ignore[attr-defined]
-        records.append(memory(f"insight{index}", source="wandering", **fields))
-    return records
+def as_insight_records(proposals: tuple[InsightProposal, ...]) -> list[MemoryRecord]:
+    """The insights as the hall would record them: L1 candidates from the wandering source."""
+    return [memory(f"insight{index}", source="wandering",
+                   **p.model_dump(include={"people", "places", "topics"}))
+            for index, p in enumerate(proposals)]
 
 
 def test_novelty_is_one_minus_the_overlap_of_neighbourhoods() -> None:
