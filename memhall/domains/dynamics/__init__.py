@@ -1,0 +1,1 @@
+"""Memory dynamics (SPEC §7): pure functions over snapshots that propose, never write."""
