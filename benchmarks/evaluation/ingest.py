@@ -1,0 +1,135 @@
+"""Ingest: a conversation into a fresh SQLite store, through the governed
+batched write path of the real hall, one session a batch, dated as the turns."""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from freezegun import freeze_time
+
+from memhall.domains.entry import EntryDraft, Tags, draft
+from memhall.domains.values import Kind, Layer
+from memhall.governance.hall import Hall
+from memhall.governance.store import Store
+from memhall.governance.streams import DomainStream
+from memhall.policies.engine import PolicySet
+
+OWNER = "maki"
+DOMAIN = "family"
+DISTRACTOR_BATCH = 2000
+
+
+@dataclass
+class Context:
+    """One ingested conversation, as the recall systems see it."""
+
+    hall: Hall
+    stream: DomainStream
+    #: turn id -> entry id (turns with the same text share one entry)
+    entry_of: dict[str, str]
+    #: entry id -> the text memhall's full-text index holds for it (text and tags)
+    documents: dict[str, str]
+    #: entry id -> who holds it; empty means everyone
+    holders: dict[str, frozenset[str]]
+    #: per-system state built on first use (an index, a model)
+    cache: dict[str, Any] = field(default_factory=dict)
+
+    def held_by(self, entry_id: str, observer: str) -> bool:
+        holders = self.holders.get(entry_id, frozenset())
+        return not holders or observer in holders
+
+
+def ingest(turns: list[Any], folder: Path, name: str, *, distractors: int = 0,
+           seed: int = 12) -> Context:
+    store = Store(f"sqlite:///{folder / (re.sub(r'[^A-Za-z0-9_-]', '_', name) + '.db')}")
+    hall = Hall(store, PolicySet.load(None))
+    hall.create_domain(OWNER, DOMAIN)
+    context = Context(hall, hall.streams.stream(DOMAIN), {}, {}, {})
+    if distractors:
+        _pad(context, turns, distractors, seed)
+    for batch in _sessions(turns):
+        drafts = [_draft(t) for t in batch]
+        with freeze_time(batch[0].occurred_at):
+            results = hall.write_many(OWNER, DOMAIN, drafts)
+        for turn, entry, result in zip(batch, drafts, results):
+            context.entry_of[turn.id] = result.entry_id
+            context.documents[result.entry_id] = _body(entry)
+            context.holders[result.entry_id] = _joined(context.holders.get(result.entry_id),
+                                                       turn.holders)
+    return context
+
+
+def _joined(before: frozenset[str] | None, now: frozenset[str]) -> frozenset[str]:
+    """Holders of an entry that several turns share; empty (everyone) wins."""
+    if before is None:
+        return now
+    return before | now if before and now else frozenset()
+
+
+def _draft(turn: Any) -> EntryDraft:
+    """An L2 episode; the speaker is a people tag, as the issue describes the
+    entries the current recall was measured on."""
+    return draft(layer=Layer.L2, kind=Kind.EPISODE, text=turn.text, session_id=turn.session,
+                 tags=Tags(people=(turn.speaker, *turn.people), places=turn.places, topics=turn.topics))
+
+
+def _body(entry: EntryDraft) -> str:
+    """What the SQLite projection puts in the full-text index (projections.py)."""
+    return " ".join([entry.text, entry.interpretation or "", *entry.tags.all()])
+
+
+def _sessions(turns: list[Any]) -> list[list[Any]]:
+    batches: dict[str, list[Any]] = {}
+    for turn in turns:
+        batches.setdefault(turn.session, []).append(turn)
+    return list(batches.values())
+
+
+def _pad(context: Context, turns: list[Any], n: int, seed: int) -> None:
+    """n distractor entries, older than every turn: everyday chatter drawn from
+    VOCABULARY with Zipf weights, so common words are common (long posting
+    lists, as in a real store) while the dataset's own topics stay rare."""
+    rng = random.Random(seed)
+    weights = [1 / rank for rank in range(1, len(VOCABULARY) + 1)]
+    speakers = sorted({t.speaker for t in turns}) or [OWNER]
+    first: datetime = min(t.occurred_at for t in turns)
+    for start in range(0, n, DISTRACTOR_BATCH):
+        size = min(DISTRACTOR_BATCH, n - start)
+        moment = first - timedelta(days=365) + timedelta(days=365 * start / n)
+        drafts = [draft(layer=Layer.L2, kind=Kind.EPISODE,
+                        text=" ".join(rng.choices(VOCABULARY, weights, k=rng.randint(8, 24)))
+                        + f" ({start + i})",
+                        session_id=f"distractor-{start // DISTRACTOR_BATCH}",
+                        tags=Tags(people=(rng.choice(speakers),)))
+                  for i in range(size)]
+        with freeze_time(moment):
+            results = context.hall.write_many(OWNER, DOMAIN, drafts)
+        for entry, result in zip(drafts, results):
+            context.documents[result.entry_id] = _body(entry)
+
+
+#: everyday words, most frequent first
+VOCABULARY = """
+the i to and a you it we that of is in was for on my so just but have be this
+with not do at yeah are they about what all get like can out when one go if
+know really good think time there your day well now from had would more some
+then them going me got see how been back today who also too want work still
+thanks maybe little week home much lot make new need right us tomorrow could
+people did said next our last morning first feel great thing nice long here
+something better sure call take made after always before around again night
+evening friend family weekend lunch dinner coffee tea walk train bus car
+school office meeting email phone message book film music song game park
+shop market kitchen garden window door table chair bed room house street
+city town river beach mountain weather rain sun snow wind cold warm hot
+birthday party holiday trip ticket plan idea story picture photo color
+dog cat bird tree flower grass food bread rice soup cake fruit apple
+doctor teacher student neighbour brother sister mother father child baby
+run swim cook read write paint draw sing dance drive fly travel visit
+happy tired busy early late quick slow quiet loud small big old young
+monday tuesday wednesday thursday friday saturday sunday spring summer autumn
+""".split()

@@ -1,0 +1,66 @@
+"""The recall yardstick runs end to end and its frozen question set stays frozen."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from benchmarks.evaluation.datasets import STORY, load_multiagent
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "benchmarks" / "recall_eval.py"
+#: the question set was committed before any tuning; a change is a new set, not an edit
+FROZEN = {
+    "turns.jsonl": "6c254ba8748218797894a614320229a6013e5afee5a29ea0b1fc6ce7f738fd87",
+    "questions.jsonl": "937d453406a3d09ffba48cfc9862cbeb003ae425abd36ac18ab5a8b0b77dabd1",
+}
+CELL = r"(\d+\.\d|–)"
+
+
+def test_the_eval_prints_one_well_formed_row_per_system_for_a_slice_of_the_story() -> None:
+    run = subprocess.run([sys.executable, str(SCRIPT), "--limit", "30", "--systems", "fts"],
+                         capture_output=True, text=True, timeout=300, check=False)
+
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith("recall eval · multiagent · 30 questions")
+    assert lines[2] == "| system | R@1 | R@5 | R@10 | abst-P | abst-R | leak@5 | p50 ms | p95 ms |"
+    assert re.fullmatch(rf"\| fts( \| {CELL}){{8}} \|", lines[4])
+
+
+def test_the_json_output_carries_every_score_of_every_system() -> None:
+    run = subprocess.run([sys.executable, str(SCRIPT), "--limit", "3", "--systems", "fts", "--json"],
+                         capture_output=True, text=True, timeout=300, check=False)
+
+    scores = json.loads(run.stdout)["systems"]["fts"]
+
+    assert scores["questions"] == 3
+    assert {"R@1", "R@5", "R@10", "abstain_precision", "abstain_recall", "leak@5", "p50_ms",
+            "p95_ms", "by_type"} <= set(scores)
+
+
+def test_an_unknown_system_is_a_usage_error() -> None:
+    run = subprocess.run([sys.executable, str(SCRIPT), "--systems", "oracle"],
+                         capture_output=True, text=True, timeout=60, check=False)
+
+    assert run.returncode == 2
+    assert "unknown system oracle" in run.stderr
+
+
+def test_the_story_has_enough_turns_and_questions_and_every_evidence_is_held_by_its_asker() -> None:
+    dataset = load_multiagent()
+
+    story = dataset.conversations[0]
+    assert len(story.turns) >= 400
+    assert len(story.questions) >= 100
+    assert any(q.abstain for q in story.questions)
+
+
+def test_the_committed_story_and_questions_are_unchanged() -> None:
+    digests = {name: hashlib.sha256((STORY / name).read_bytes()).hexdigest() for name in FROZEN}
+
+    assert digests == FROZEN
