@@ -16,10 +16,10 @@ from memhall.domains.errors import InvalidValueError
 from memhall.governance.gate import Gate
 from memhall.governance.hall import Hall
 from memhall.governance.store import Store, resolve_url
+from memhall.policies.files import locate_policy_dir
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-POLICY_DIR = "memhall-policy"
 
 
 @dataclass
@@ -45,13 +45,7 @@ class App:
 
     def policy_dir(self) -> Path | None:
         """--policy / MEMHALL_POLICY, else ./memhall-policy/ if present, else the defaults."""
-        if self.policy_arg:
-            path = Path(self.policy_arg)
-            if not path.is_dir():
-                raise InvalidValueError(f"policy directory not found: {path}")
-            return path
-        local = Path.cwd() / POLICY_DIR
-        return local if local.is_dir() else None
+        return locate_policy_dir(self.policy_arg, Path.cwd())
 
     @property
     def hall(self) -> Hall:

@@ -147,6 +147,8 @@ COMMANDS = {
     "request": "memhall.cli.ledgers:request",
     "pending": "memhall.cli.ledgers:pending",
     "answer": "memhall.cli.ledgers:answer",
+    "hook": "memhall.agents.hook_command:hook",
+    "hooks": "memhall.agents.install_command:hooks",
 }
 
 

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import click
 
-from memhall.cli.context import POLICY_DIR, App, emit, json_option
+from memhall.cli.context import App, emit, json_option
 from memhall.governance.rebuild import rebuild as rebuild_projections
 from memhall.governance.store import STORE_DIR
+from memhall.policies.files import POLICY_DIR
 
 pass_app = click.make_pass_decorator(App, ensure=True)
 

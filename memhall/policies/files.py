@@ -12,6 +12,8 @@ from memhall.domains.errors import InvalidValueError, PolicyConfigError
 SCHEMA_FILE = "schema.cedarschema"
 ROLES_FILE = "roles.yaml"
 TESTS_DIR = "tests"
+#: the policy directory a project keeps beside its code
+POLICY_DIR = "memhall-policy"
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,17 @@ class PolicySource:
 
 def packaged_defaults() -> Traversable:
     return files("memhall.policies").joinpath("defaults")
+
+
+def locate_policy_dir(arg: str | None, cwd: Path) -> Path | None:
+    """--policy / MEMHALL_POLICY, else ./memhall-policy/ if present, else None (the defaults)."""
+    if arg:
+        path = Path(arg)
+        if not path.is_dir():
+            raise InvalidValueError(f"policy directory not found: {path}")
+        return path
+    local = cwd / POLICY_DIR
+    return local if local.is_dir() else None
 
 
 def read_policy_dir(directory: Path | Traversable | None) -> PolicySource:

@@ -1,0 +1,1 @@
+"""How coding agents plug into the hall: session hooks and their installer."""
