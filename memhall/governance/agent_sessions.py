@@ -108,7 +108,10 @@ def find_keyed(hall: Hall, actor: str, domain: str, key: str) -> tuple[DomainStr
 def current_draft(db: Any, stream: DomainStream, session_id: str) -> tuple[EntryView | None, int]:
     """The session's active draft, and how many drafts it has had."""
     t = stream.tables.entries
-    rows = db.execute(select(t).where(t.c.idempotency_key.like(f"{DRAFT_KEY}{session_id}:%"))).all()
+    # kind first: the (kind, status, created_at) index narrows the scan
+    rows = db.execute(select(t).where(t.c.kind == Kind.WRAP_UP.value, t.c.session_id == session_id,
+                                      t.c.idempotency_key.like(f"{DRAFT_KEY}{session_id}:%"))
+                      .order_by(t.c.created_position)).all()
     active = [r for r in rows if r.status == "active"]
     view = EntryView.from_row(stream.name, active[-1]) if active else None
     return view, len(rows)
