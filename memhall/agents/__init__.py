@@ -1,1 +1,1 @@
-"""Agents plug in here: the MCP server (one process per agent identity), later the session hooks."""
+"""How agents plug into the hall: the MCP server (one process per agent identity), session hooks and their installer."""

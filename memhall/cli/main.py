@@ -149,6 +149,8 @@ COMMANDS = {
     "answer": "memhall.cli.ledgers:answer",
     "keys": "memhall.cli.keys:keys",
     "mcp": "memhall.agents.command:mcp",
+    "hook": "memhall.agents.hook_command:hook",
+    "hooks": "memhall.agents.install_command:hooks",
 }
 
 

@@ -187,6 +187,16 @@ class Streams:
         stream.create()
         return stream
 
+    def topics(self, name: str) -> list[str]:
+        """The topics of a domain's events, in log order (for reviews and tests)."""
+        with self.store.read() as conn:
+            return [str(r[0]) for r in conn.execute(text(
+                f"SELECT topic FROM {tables_for(name).events_name} ORDER BY id"))]
+
+    def event_count(self, name: str) -> int:
+        with self.store.read() as conn:
+            return int(conn.execute(text(f"SELECT count(*) FROM {tables_for(name).events_name}")).scalar_one())
+
     def register(self, conn: Connection, name: str, actor: str, at: datetime) -> DomainStream:
         stream = self._stream(name)
         conn.execute(insert(domains_table).values(name=name, created_at=at, created_by=actor))

@@ -59,5 +59,7 @@ def reconsolidate(meta: RetrievalMeta, toward: Context, config: ReconsolidationC
     moved = dict(current)
     for name, target in toward.model_dump().items():
         if target is not None:
-            moved[name] = current[name] + config.update_strength * (target - current[name]) / _WIDTH[name]
+            step = config.update_strength * (target - current[name]) / _WIDTH[name]
+            # clamp: float rounding must not let a step exceed the bound it is defined by
+            moved[name] = current[name] + max(-config.update_strength, min(config.update_strength, step))
     return Nudge(before=meta, after=RetrievalMeta.model_validate(moved))

@@ -45,5 +45,5 @@ def test_no_recall_moves_any_field_by_more_than_005_nor_past_the_context(
 
     before, after, target = meta.model_dump(), nudge.after.model_dump(), context.model_dump()
     for name, delta in nudge.changes.items():
-        assert abs(delta) <= 0.05
+        assert abs(delta) <= 0.05 + 1e-12  # the stored floats differ by at most 0.05 up to rounding
         assert min(before[name], target[name]) <= after[name] <= max(before[name], target[name])

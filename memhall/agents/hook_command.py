@@ -1,0 +1,87 @@
+"""`memhall hook EVENT --agent AGENT`: a coding agent's hook, which never blocks the agent.
+
+Whatever goes wrong (no store, a refusal, bad JSON on stdin, a bad option) is
+one line on stderr and exit 0: a non-zero exit would show up in the agent's
+session, and exit 2 would block Claude's `Stop`. Only session-start prints on
+stdout, and then exactly one JSON object.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import traceback
+from pathlib import Path
+
+import click
+
+from memhall.agents.payload import AGENTS, EVENTS, check_names, parse, read_stdin
+
+#: hooks run quietly: no option may turn a usage slip into a blocking exit code
+SETTINGS = {"ignore_unknown_options": True, "allow_extra_args": True,
+            "help_option_names": ["-h", "--help"]}
+
+
+@click.command(context_settings=SETTINGS)
+@click.argument("event", required=False, default="", metavar="|".join(EVENTS))
+@click.option("--agent", default="", metavar="|".join(AGENTS), help="The agent whose hook this is.")
+@click.option("--as", "actor", metavar="PRINCIPAL",
+              help="Who acts (default: the root --as / MEMHALL_AGENT, else the agent's name).")
+@click.option("--domain", metavar="NAME", help="The domain (default: the root --domain / MEMHALL_DOMAIN).")
+@click.option("--summary-file", type=click.Path(path_type=Path),
+              help="The wrap-up file the agent writes (default: .memhall/wrap-up.AGENT.md, "
+                   "then .memhall/wrap-up.md).")
+@click.pass_context
+def hook(ctx: click.Context, event: str, agent: str, actor: str | None, domain: str | None,
+         summary_file: Path | None) -> None:
+    """Run as a coding agent's EVENT hook, reading its hook JSON on stdin.
+
+    session-start opens a memhall session and prints the handoff as one JSON
+    object; stop (a turn ended) and pre-compact update one draft wrap-up;
+    session-end records the wrap-up and closes the session.
+    """
+    root = ctx.find_root().params
+    try:
+        if ctx.args:
+            raise click.UsageError(f"unexpected arguments: {' '.join(ctx.args)}")
+        check_names(agent, event)
+        out = _run(root, event, agent, actor, domain, summary_file)
+        if out is not None:
+            sys.stdout.buffer.write(out.encode("utf-8") + b"\n")
+            sys.stdout.flush()
+    except Exception as error:  # the agent must never be blocked by memhall
+        if root.get("verbose"):
+            traceback.print_exc(file=sys.stderr)
+        click.echo(f"memhall hook {event or '?'} ({agent or '?'}): {_one_line(error)}", err=True)
+
+
+def _run(root: dict[str, object], event: str, agent: str, actor: str | None, domain: str | None,
+         summary_file: Path | None) -> str | None:
+    from memhall.agents import lifecycle, wiring
+
+    payload = parse(agent, event, read_stdin(sys.stdin))
+    domain = domain or _str(root.get("domain"))
+    if not domain:
+        raise click.UsageError("no domain: pass --domain NAME or set MEMHALL_DOMAIN")
+    hall = wiring.open_hall(_str(root.get("store")), _str(root.get("policy")), Path.cwd())
+    job = lifecycle.HookRun(hall=hall, actor=actor or _str(root.get("actor")) or agent,
+                            domain=domain, summary_file=summary_file)
+    try:
+        return lifecycle.run(job, payload)
+    finally:
+        hall.store.dispose()
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _one_line(error: BaseException) -> str:
+    if isinstance(error, click.ClickException):
+        text = error.format_message()
+    else:
+        cause = getattr(error, "orig", None) or error
+        text = str(cause) or type(error).__name__
+    text = re.sub(r"\s+", " ", text).strip()
+    return text[:400] + ("…" if len(text) > 400 else "")
+

@@ -1,0 +1,141 @@
+"""What the hooks do in the hall, run in-process through the real CLI."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+import yaml
+
+from memhall.governance import sessions
+from tests.agents.conftest import Project, context_of
+
+
+def start(project: Project, agent: str, **fields: str) -> str:
+    result = project.invoke(agent, "session-start", project.payload(agent, "session-start", **fields))
+    return context_of(result.stdout).split('session="')[1][:36]
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
+def test_pre_compact_keeps_the_transcripts_last_reply_as_the_draft(project: Project, agent: str) -> None:
+    session_id = start(project, agent)
+
+    result = project.invoke(agent, "pre-compact", project.payload(agent, "pre-compact"))
+
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
+    [draft] = project.entries(kind="wrap-up", layer="L1")
+    assert draft.session_id == session_id and draft.status == "active"
+    assert draft.text.startswith(f"[draft 1 of session {session_id[:8]}] ")
+    assert not project.session(session_id).closed
+
+
+def test_a_second_start_of_the_same_agent_session_opens_nothing(project: Project) -> None:
+    first = start(project, "claude")
+    events = project.event_count()
+
+    second = start(project, "claude", source="compact")
+
+    assert second == first
+    assert project.event_count() == events
+
+
+def test_a_session_resumed_after_its_end_opens_a_new_memhall_session(project: Project) -> None:
+    first = start(project, "claude")
+    project.invoke("claude", "session-end", project.payload("claude", "session-end"))
+
+    resumed = start(project, "claude", source="resume")
+
+    assert resumed != first
+    assert project.session(first).closed and not project.session(resumed).closed
+
+
+def test_a_wrap_up_file_written_during_the_session_is_the_summary(project: Project) -> None:
+    start(project, "claude")
+    wrap_up_file = project.root / ".memhall" / "wrap-up.md"
+    wrap_up_file.parent.mkdir()
+    wrap_up_file.write_text("Rounding fixed. Open: reminders, the export drift.\n")
+
+    project.invoke("claude", "session-end", project.payload("claude", "session-end"))
+
+    [wrap_up] = project.entries(kind="wrap-up", layer="L2")
+    assert wrap_up.text == "Rounding fixed. Open: reminders, the export drift."
+
+
+def test_a_wrap_up_file_older_than_the_session_is_left_alone(project: Project) -> None:
+    wrap_up_file = project.root / ".memhall" / "wrap-up.md"
+    wrap_up_file.parent.mkdir()
+    wrap_up_file.write_text("last week's summary")
+    an_hour_ago = time.time() - 3600
+    os.utime(wrap_up_file, (an_hour_ago, an_hour_ago))
+    start(project, "gemini")
+
+    project.invoke("gemini", "session-end", project.payload("gemini", "session-end"))
+
+    [wrap_up] = project.entries(kind="wrap-up", layer="L2")
+    assert wrap_up.text.startswith("Release notes are in NOTES.md")
+
+
+def test_a_long_summary_is_kept_whole_in_an_entry_the_wrap_up_points_to(project: Project) -> None:
+    start(project, "claude")
+    long_text = "Step done. " * 200
+    project.transcript("claude").write_text(
+        '{"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "%s"}]}}\n'
+        % long_text)
+
+    project.invoke("claude", "session-end", project.payload("claude", "session-end"))
+
+    [wrap_up] = project.entries(kind="wrap-up", layer="L2")
+    [whole] = project.entries(kind="episode", layer="L2")
+    assert len(wrap_up.text) <= 1000 and wrap_up.pointers == [whole.id]
+    assert whole.text == long_text.strip()
+
+
+def test_a_session_end_after_the_agent_wrapped_up_itself_only_supersedes_the_draft(project: Project) -> None:
+    session_id = start(project, "claude")
+    project.invoke("claude", "stop", project.payload("claude", "stop"))
+    own = sessions.wrap_up(project.hall, "claude", "company", "wrapped up by the agent", session_id=session_id)
+
+    result = project.invoke("claude", "session-end", project.payload("claude", "session-end"))
+
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert [w.id for w in project.entries(kind="wrap-up", layer="L2")] == [own.entry_id]
+    [draft] = project.entries(kind="wrap-up", layer="L1")
+    assert draft.superseded_by == own.entry_id
+
+
+def test_a_refused_wrap_up_is_one_line_exit_0_and_recorded(project: Project) -> None:
+    roles_file = project.policy / "roles.yaml"
+    roles = yaml.safe_load(roles_file.read_text())
+    roles["roles"]["company"]["session_chair"] = ["codex"]
+    roles["roles"]["company"]["seat"] = ["gemini"]
+    roles_file.write_text(yaml.safe_dump(roles))
+    start(project, "gemini")
+
+    result = project.invoke("gemini", "session-end", project.payload("gemini", "session-end"))
+
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert len(result.stderr.splitlines()) == 1 and "wrap_up" in result.stderr
+    refusals = [t for t in project.hall.streams.topics("company") if "Refus" in t]
+    assert refusals
+
+
+@pytest.mark.parametrize("stdin, message", [
+    ("not json", "not JSON"),
+    ("[]", "no hook input"),
+    ('{"cwd": "/tmp"}', "no session_id"),
+])
+def test_bad_hook_input_is_one_line_and_exit_0(project: Project, stdin: str, message: str) -> None:
+    result = project.invoke("claude", "stop", stdin)
+
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert len(result.stderr.splitlines()) == 1 and message in result.stderr
+
+
+def test_an_unknown_agent_or_stray_option_never_exits_non_zero(project: Project) -> None:
+    unknown = project.invoke("cursor", "stop", "{}")
+    stray = project.invoke("claude", "stop", "{}", "--bogus")
+
+    assert (unknown.exit_code, stray.exit_code) == (0, 0)
+    assert "unknown agent 'cursor'" in unknown.stderr
+    assert "unexpected arguments: --bogus" in stray.stderr
