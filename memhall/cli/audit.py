@@ -15,6 +15,7 @@ from memhall.audit.checkpoints import DEFAULT_PATH, Checkpoint
 from memhall.audit.verify import BATCH, ChainReport, ChainSource, snapshot, verify_store
 from memhall.cli.context import App, emit, json_option, note
 from memhall.cli.options import BIGINT, LAYERS
+from memhall.cli.table import listing
 from memhall.domains.errors import AuditFailureError, InvalidValueError, MemhallError
 from memhall.governance.location import locate, require_registry
 from memhall.governance.recompute import ModelReport, verify_read_models
@@ -161,7 +162,11 @@ def log(app: App, actor: str | None, action: str | None, layer: str | None, deci
     if as_csv:
         click.echo(review.to_csv(found), nl=False)
         return
-    emit(app, found, lambda: "\n".join(_row(r) for r in found) or "no audit rows match")
+    listing(app, found, lambda: "\n".join(_row(r) for r in found) or "no audit rows match",
+            ("at", "where", "actor", "action", "layer", "target", "decision", "rule", "detail"),
+            lambda: ((f"{r.at:%Y-%m-%d %H:%M:%SZ}", f"{r.domain}#{r.position}", r.actor, r.action, r.layer,
+                      r.resource_id, r.decision.upper(), r.rule, r.detail) for r in found),
+            empty="no audit rows match")
 
 
 def _verify(app: App, path: Path | None, seen: list[Checkpoint], *, incremental: bool,

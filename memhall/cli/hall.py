@@ -10,6 +10,7 @@ import click
 from memhall.cli import render
 from memhall.cli.context import ID, App, decoded, emit, json_option, note, session_of, stdin_text
 from memhall.cli.options import KINDS, LAYERS, SOURCES, limit_option
+from memhall.cli.table import listing
 from memhall.domains.entry import draft
 from memhall.domains.errors import InvalidValueError, NotFoundError
 from memhall.domains.values import clean_text
@@ -159,7 +160,11 @@ def show(app: App, entry_id: str) -> None:
 def search(app: App, query: str, limit: int) -> None:
     """Search history (never current state: use handoff for that)."""
     view = history.search(app.hall, app.actor, app.domain, query, limit)
-    emit(app, view, lambda: render.search(view))
+    listing(app, view, lambda: render.search(view),
+            ("layer", "date", "kind", "id", "author", "status", "text"),
+            lambda: ((f"[{e.layer}]", f"{e.created_at:%Y-%m-%d}", e.kind, e.id, e.author, e.status, e.text)
+                     for e in view.results),
+            empty="(no matches)", title=f"# Search in {view.domain}: {view.query!r}\nNOTE: {view.notice}.")
 
 
 @click.command()
@@ -172,13 +177,16 @@ def log(app: App, limit: int, before: int | None) -> None:
     """The domain's events, newest first."""
     events = history.log(app.hall, app.actor, app.domain, limit=limit, before=before)
 
+    more = f"-- more: memhall log --before {events[-1].position}" if len(events) == limit else ""
+
     def human() -> str:
         lines = [render.event_line(e) for e in events] or ["(no events)"]
-        if len(events) == limit:
-            lines.append(f"-- more: memhall log --before {events[-1].position}")
-        return "\n".join(lines)
+        return "\n".join(lines + ([more] if more else []))
 
-    emit(app, events, human)
+    listing(app, events, human, ("#", "at", "event", "actor", "rule", "detail"),
+            lambda: ((e.position, f"{e.at:%Y-%m-%d %H:%M:%S}", e.topic.removeprefix("memhall."), e.actor,
+                      e.rule, render.event_detail(e)) for e in events),
+            empty="(no events)", footer=more)
 
 
 @click.command()

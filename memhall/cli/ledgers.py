@@ -8,6 +8,7 @@ import click
 
 from memhall.cli.context import ID, App, emit, json_option, note
 from memhall.cli.options import HOURS, limit_option
+from memhall.cli.table import listing
 from memhall.domains.entry import Tags
 from memhall.governance import requests
 from memhall.governance.ids import IdKind
@@ -86,7 +87,10 @@ def request(app: App, seat: str, need: str, expires_in: float) -> None:
 def pending(app: App, seat: str | None) -> None:
     """Open MEMORY REQUESTs, oldest first (expired ones are not open)."""
     views = requests.pending(app.hall, app.actor, app.domain, seat=seat)
-    emit(app, views, lambda: "\n".join(f"- {v.summary}" for v in views) or "(no open requests)")
+    listing(app, views, lambda: "\n".join(f"- {v.summary}" for v in views) or "(no open requests)",
+            ("request", "seat", "by", "expires", "need"),
+            lambda: ((v.id, v.seat, v.requested_by, f"{v.expires_at:%Y-%m-%d %H:%M}Z", v.need) for v in views),
+            empty="(no open requests)")
 
 
 @click.command()

@@ -16,17 +16,24 @@ from memhall.domains.values import Kind, Layer, SourceKind
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-LAYERS = click.Choice([layer.value for layer in Layer], case_sensitive=False)
+class LayerChoice(click.Choice):  # type: ignore[type-arg]  # generic only in newer click
+    """Layers as written (L1..L4), lowercase accepted."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        return super().convert(value.upper() if isinstance(value, str) else value, param, ctx)
+
+
+def layers(*allowed: Layer) -> click.Choice[str]:
+    return LayerChoice([layer.value for layer in allowed or tuple(Layer)])
+
+
+LAYERS = layers()
 KINDS = click.Choice([kind.value for kind in Kind], case_sensitive=False)
 SOURCES = click.Choice([source.value for source in SourceKind], case_sensitive=False)
 #: the largest number any count or position option takes (SQL's BIGINT)
 BIGINT = 2**63 - 1
 #: a memory request stays open at most ten years
 MAX_EXPIRY_HOURS = 24 * 365 * 10
-
-
-def layers(*allowed: Layer) -> click.Choice[str]:
-    return click.Choice([layer.value for layer in allowed], case_sensitive=False)
 
 
 def limit_option(default: int, most: int, help_text: str) -> Callable[[F], F]:

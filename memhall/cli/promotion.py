@@ -7,6 +7,7 @@ import click
 
 from memhall.cli.context import ID, App, emit, json_option, session_of
 from memhall.cli.options import LAYERS, layers
+from memhall.cli.table import listing
 from memhall.domains.values import Layer
 from memhall.governance import promotions as use
 from memhall.governance.ids import IdKind
@@ -149,8 +150,12 @@ def demote(app: App, entry_id: str, to_layer: str, reason: str) -> None:
 def promotions_(app: App, all_: bool) -> None:
     """List open nominations with their progress."""
     rows = use.promotions(app.hall, app.actor, app.domain, all_=all_)
-    emit(app, [{**r.model_dump(mode="json"), "progress": r.progress} for r in rows],
-         lambda: "\n".join(f"- [{r.status}] {r.summary}" for r in rows) or "(no open nominations)")
+    listing(app, [{**r.model_dump(mode="json"), "progress": r.progress} for r in rows],
+            lambda: "\n".join(f"- [{r.status}] {r.summary}" for r in rows) or "(no open nominations)",
+            ("promotion", "status", "entry", "path", "by", "progress"),
+            lambda: ((r.id, r.status, r.entry_id, f"{r.from_layer} -> {r.to_layer}", r.nominated_by,
+                      r.progress) for r in rows),
+            empty="(no open nominations)")
 
 
 def _layer_listing(view: LayerView) -> str:

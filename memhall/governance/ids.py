@@ -81,7 +81,7 @@ def resolve(hall: Hall, domain: str, kind: IdKind, text: str, *, must_exist: boo
         if whole and not must_exist:
             return UUID(prefix)
         hint = _other_kind(conn, tables, kind, prefix)
-    raise NotFoundError(kind.value, text, name, hint=f"{text} is {_article(hint)} {hint}" if hint else "")
+    raise NotFoundError(kind.value, text, name, hint=f"it is {_article(hint)} {hint}" if hint else "")
 
 
 def _matches(conn: Connection, table: Table, prefix: str) -> list[str]:
