@@ -18,7 +18,7 @@ from eventsourcing.persistence import PersistenceError
 from sqlalchemy.exc import SQLAlchemyError
 
 from memhall.cli.context import App, json_option
-from memhall.domains.errors import MemhallError, PolicyDeniedError
+from memhall.domains.errors import MemhallError, RefusedError
 from memhall.governance.gate import roles_hint
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_REFUSED, EXIT_AUDIT = 0, 1, 2, 3, 4
@@ -145,7 +145,7 @@ class Failure:
 
     def hint(self, error: MemhallError) -> str:
         """A refusal in a domain roles.yaml does not declare says where to add it."""
-        if not isinstance(error, PolicyDeniedError) or not isinstance(self.app, App):
+        if not isinstance(error, RefusedError) or not isinstance(self.app, App):
             return ""
         if not self.app.hall_built:
             return ""

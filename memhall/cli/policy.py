@@ -13,7 +13,7 @@ import click
 
 from memhall.cli.context import ID, App
 from memhall.cli.options import KINDS, LAYERS
-from memhall.domains.errors import InvalidValueError
+from memhall.domains.errors import InvalidValueError, MemhallError
 from memhall.policies.diff import diff_against_git
 from memhall.policies.engine import PolicySet
 from memhall.policies.model import Action, PolicyRequest, ResourceType
@@ -35,6 +35,15 @@ def policy_dir(explicit: Path | None, option: Path | None) -> Path | None:
     if from_env:
         return Path(from_env)
     return LOCAL_POLICY_DIR if LOCAL_POLICY_DIR.is_dir() else None
+
+
+def _fail(error: MemhallError) -> None:
+    """Under the root command, its error handling (JSON errors included) takes
+    over; the `policy` group run on its own ends with one line itself."""
+    if click.get_current_context().find_object(App) is not None:
+        raise error
+    click.echo(f"error: {error}", err=True)
+    sys.exit(error.exit_code)
 
 
 def _json_flag(command: F) -> F:
@@ -100,7 +109,11 @@ def diff(ctx: click.Context, base: str, directory: Path | None, as_json: bool) -
     chosen = policy_dir(directory, _option(ctx))
     if chosen is None:
         raise click.UsageError("give the policy directory to diff (DIR, --policy or MEMHALL_POLICY)")
-    result = diff_against_git(base, chosen)
+    try:
+        result = diff_against_git(base, chosen)
+    except MemhallError as error:
+        _fail(error)
+        return
     click.echo(result.to_json() if _wants_json(ctx, as_json) else result.markdown(), nl=False)
 
 
@@ -137,6 +150,16 @@ def explain(ctx: click.Context, /, as_json: bool, resource_type: str | None, ent
     With --entry or --promotion the facts come from the store, as the hall
     would read them; otherwise from the options.
     """
+    try:
+        policy_set, request = _explained(ctx, resource_type, entry_id, promotion_id, facts)
+    except MemhallError as error:
+        _fail(error)
+        return
+    show_explanation(policy_set, request, _wants_json(ctx, as_json))
+
+
+def _explained(ctx: click.Context, resource_type: str | None, entry_id: str | None,
+               promotion_id: str | None, facts: dict[str, Any]) -> tuple[PolicySet, PolicyRequest]:
     app = ctx.find_object(App) or App()
     facts = {key: "" if value is None else value for key, value in facts.items()}
     facts["principal"] = facts["principal"] or app.actor
@@ -155,8 +178,7 @@ def explain(ctx: click.Context, /, as_json: bool, resource_type: str | None, ent
                      if promotion_id else None)
         stored, rtype = stored_facts(app.hall, facts["domain"], entry, promotion)
         facts.update(stored)
-    request = PolicyRequest(action=action, resource_type=rtype, **facts)
-    show_explanation(policy_set, request, _wants_json(ctx, as_json))
+    return policy_set, PolicyRequest(action=action, resource_type=rtype, **facts)
 
 
 def show_explanation(policy_set: PolicySet, request: PolicyRequest, as_json: bool) -> None:

@@ -52,8 +52,9 @@ class InvalidTransitionError(MemhallError):
     """A command that the current state of an aggregate does not allow."""
 
 
-class PolicyDeniedError(MemhallError):
-    """Refused by the policy (exit code 3); the refusal is recorded as an event."""
+class RefusedError(MemhallError):
+    """Refused by a rule, of the policy or of the domain (exit code 3); the
+    refusal is recorded as an event under `rule`."""
 
     exit_code = 3
 
@@ -62,6 +63,10 @@ class PolicyDeniedError(MemhallError):
         self.rule = rule
         #: the domain the refused request named ("" when unknown)
         self.domain = domain
+
+
+class PolicyDeniedError(RefusedError):
+    """Refused by the policy (exit code 3); the refusal is recorded as an event."""
 
 
 class PolicyConfigError(MemhallError):

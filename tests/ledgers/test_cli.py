@@ -76,7 +76,7 @@ def test_a_seat_materializing_is_refused_with_exit_code_3(memhall: Invoke) -> No
 def test_materialize_outside_the_policy_budget_is_a_usage_error(memhall: Invoke) -> None:
     done = as_("claude", memhall)("materialize", "--seat", "gemini", "--task", "x", "--max-items", "20")
 
-    assert done.exit_code == 1
+    assert done.exit_code == 2
     assert "--max-items" in done.stderr
 
 
