@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from click.testing import Result
 
 from memhall.policies.engine import PolicySet
 from tests.cli.world import World, build_world, count_events, invoke
@@ -18,7 +19,8 @@ def world(store_url: str, policies: PolicySet) -> World:
     return build_world(store_url, policies)
 
 
-def run(world: World, policies: PolicySet, actor: str, *args: str, input: bytes | str | None = None):  # type: ignore[no-untyped-def]
+def run(world: World, policies: PolicySet, actor: str, *args: str,
+        input: bytes | str | None = None) -> Result:
     return invoke(policies, ["--store", world.url, "--as", actor, "--domain", "company", *args], input=input)
 
 

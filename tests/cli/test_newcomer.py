@@ -9,7 +9,7 @@ from pathlib import Path
 from uuid import uuid4
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 from sqlalchemy import create_engine, insert
 
 from memhall.cli.context import App
@@ -25,7 +25,8 @@ def world(store_url: str, policies: PolicySet) -> World:
     return build_world(store_url, policies)
 
 
-def as_(world: World, policies: PolicySet, actor: str, *args: str, env: dict[str, str | None] | None = None):  # type: ignore[no-untyped-def]
+def as_(world: World, policies: PolicySet, actor: str, *args: str,
+        env: dict[str, str | None] | None = None) -> Result:
     return invoke(policies, ["--store", world.url, "--as", actor, "--domain", "company", *args], env=env)
 
 
