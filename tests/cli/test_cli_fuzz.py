@@ -119,7 +119,7 @@ def test_no_command_line_ends_in_an_internal_error_or_an_unrecorded_write(
     stdin = data.draw(st.sampled_from([None, b"", b"a summary", b"\xff\xfe not utf-8", b"a\x00b"]), label="stdin")
     before = event_marks(world.path)
 
-    done = invoke(policies, args, input=stdin)
+    done = invoke(policies, args, input=stdin, env={"HOME": str(scratch)})  # `keys init` writes to ~/.ssh
     event(f"exit {done.exit_code}")
 
     assert "internal error" not in done.output, done.output

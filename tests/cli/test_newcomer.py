@@ -52,7 +52,8 @@ def test_an_ambiguous_prefix_lists_the_candidates(world: World, policies: Policy
     engine = create_engine(world.url)
     with engine.begin() as conn:  # two sessions whose ids share a prefix, as the projection stores them
         conn.execute(insert(tables_for("company").sessions), [
-            {"id": i, "principal": "codex", "opened_at": datetime.now(timezone.utc), "closed": False}
+            {"id": i, "principal": "codex", "opened_at": datetime.now(timezone.utc), "closed": False,
+             "position": 1}
             for i in twins])
     engine.dispose()
     before = count_events(world.url)
