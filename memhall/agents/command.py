@@ -31,7 +31,8 @@ def mcp(ctx: click.Context, actor: str | None, domain: str | None, store: str | 
     from memhall.agents.agent import Agent
     from memhall.agents.mcp_server import serve
     from memhall.governance.hall import Hall
-    from memhall.governance.store import Store, resolve_url
+    from memhall.governance.location import locate
+    from memhall.governance.store import Store
     from memhall.policies.engine import PolicySet
     from memhall.policies.files import policy_directory
 
@@ -39,7 +40,7 @@ def mcp(ctx: click.Context, actor: str | None, domain: str | None, store: str | 
     actor = actor or root.get("actor")
     if not actor:
         raise InvalidValueError("no acting principal: pass --as NAME or set MEMHALL_AGENT")
-    hall = Hall(Store(resolve_url(store or root.get("store"))),
+    hall = Hall(Store(locate(store or root.get("store"))),
                 PolicySet.load(policy_directory(policy or root.get("policy"))))
     chosen = _domain(hall.domain_names(), domain or root.get("domain"))
     serve(Agent(hall, actor, chosen), verbose=bool(root.get("verbose")))

@@ -8,19 +8,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memhall.domains.errors import InvalidValueError
 from memhall.governance.hall import Hall
-from memhall.governance.store import Store, resolve_url
+from memhall.governance.location import locate
+from memhall.governance.store import Store
 from memhall.policies.files import policy_directory
 
 
 def existing_store_url(store: str | None, cwd: Path) -> str:
-    url = resolve_url(store, cwd)
-    if url.startswith("sqlite:///"):
-        path = Path(url.removeprefix("sqlite:///"))
-        if str(path) != ":memory:" and not path.is_file():
-            raise InvalidValueError(f"no memhall store at {path} (run `memhall init`, or set MEMHALL_STORE)")
-    return url
+    return locate(store, cwd=cwd, create=False)
 
 
 def open_hall(store: str | None, policy: str | None, cwd: Path) -> Hall:

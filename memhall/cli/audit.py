@@ -14,9 +14,12 @@ from memhall.audit import checkpoints, review
 from memhall.audit.checkpoints import DEFAULT_PATH, Checkpoint
 from memhall.audit.verify import BATCH, ChainReport, ChainSource, snapshot, verify_store
 from memhall.cli.context import App, emit, json_option, note
-from memhall.domains.errors import AuditFailureError, InvalidValueError
+from memhall.cli.options import BIGINT, LAYERS
+from memhall.cli.table import listing
+from memhall.domains.errors import AuditFailureError, InvalidValueError, MemhallError
+from memhall.governance.location import locate, require_registry
 from memhall.governance.recompute import ModelReport, verify_read_models
-from memhall.governance.store import Store, resolve_url
+from memhall.governance.store import Store
 from memhall.governance.streams import Streams
 from memhall.governance.tables import SYSTEM, domains_table, store_table, tables_for
 from memhall.policies.model import Action
@@ -34,7 +37,8 @@ def audit() -> None:
 @audit.command()
 @click.option("--checkpoints", "path", type=click.Path(dir_okay=False, path_type=Path),
               help=f"Checkpoint file to check against (default: {DEFAULT_PATH} if it exists).")
-@click.option("--batch", default=BATCH, show_default=True, hidden=True, help="Rows per query.")
+@click.option("--batch", type=click.IntRange(1, 100_000), default=BATCH, show_default=True, hidden=True,
+              help="Rows per query.")
 @click.option("--fast", is_flag=True, help="Only the hash chains, not the read models.")
 @json_option
 @pass_app
@@ -48,7 +52,7 @@ def verify(app: App, path: Path | None, batch: int, fast: bool) -> None:
     registry) is recomputed from the log and compared row by row."""
     if path is None and DEFAULT_PATH.is_file():
         path = DEFAULT_PATH
-    seen = checkpoints.load(path) if path else []
+    seen = _load(path) if path else []
     reports, _ = _verify(app, path, seen, incremental=False, batch=batch)
     models = [] if fast or not all(r.ok for r in reports) else _verify_models(app)
     ok = all(r.ok for r in reports) and all(m.ok for m in models)
@@ -99,7 +103,7 @@ def write_checkpoint(app: App, path: Path | None) -> list[Checkpoint]:
     checked first, from each domain's last checkpoint on: a broken chain gets
     no checkpoint, so tampering is never blessed."""
     target = path or DEFAULT_PATH
-    previous = checkpoints.load(target) if target.is_file() else []
+    previous = _load(target) if target.is_file() else []
     reports, store_id = _verify(app, target, previous, incremental=True, batch=BATCH)
     _fail_if_broken(reports)
     now = datetime.now(timezone.utc)
@@ -113,15 +117,16 @@ def write_checkpoint(app: App, path: Path | None) -> list[Checkpoint]:
 @audit.command("log")
 @click.option("--actor", help="Only this principal's events.")
 @click.option("--action", help="Only this action (write_l2, ratify, audit_review, ...).")
-@click.option("--layer", help="Only events at this layer (L1-L4).")
+@click.option("--layer", type=LAYERS, help="Only events at this layer.")
 @click.option("--decision", type=click.Choice(review.DECISIONS), help="Only allowed or refused events.")
 @click.option("--since", help="From this ISO date or date-time on (UTC unless it says otherwise).")
 @click.option("--until", help="Up to this ISO date-time; a bare date includes that whole day.")
 @click.option("--all-domains", is_flag=True,
               help="Every domain and the system stream (needs audit_review in every domain).")
-@click.option("--sample", type=int, help="A random sample of N matching rows (the monthly audit).")
+@click.option("--sample", type=click.IntRange(1, BIGINT),
+              help="A random sample of N matching rows (the monthly audit).")
 @click.option("--seed", help="Seed of the sample: the same seed picks the same rows.")
-@click.option("--limit", type=int, help="Only the latest N matching rows.")
+@click.option("--limit", type=click.IntRange(1, BIGINT), help="Only the latest N matching rows.")
 @click.option("--csv", "as_csv", is_flag=True, help="Print CSV on stdout.")
 @json_option
 @pass_app
@@ -142,8 +147,8 @@ def log(app: App, actor: str | None, action: str | None, layer: str | None, deci
         sources.append(review.AuditSource(SYSTEM, tables_for(SYSTEM).audit.name))
     filters = review.Filters(
         actor=actor, action=action, layer=layer, decision=decision,
-        since=review.moment(since) if since else None,
-        until=review.moment(until, end=True) if until else None,
+        since=_moment(since) if since else None,
+        until=_moment(until, end=True) if until else None,
     )
     with hall.store.read() as conn:
         found = review.rows(conn, sources, filters)
@@ -153,13 +158,15 @@ def log(app: App, actor: str | None, action: str | None, layer: str | None, deci
              f"(repeat with --sample {sample} --seed {seed})")
         found = review.sample(found, sample, seed)
     if limit is not None:
-        if limit < 1:
-            raise InvalidValueError("--limit must be at least 1")
         found = found[-limit:]
     if as_csv:
         click.echo(review.to_csv(found), nl=False)
         return
-    emit(app, found, lambda: "\n".join(_row(r) for r in found) or "no audit rows match")
+    listing(app, found, lambda: "\n".join(_row(r) for r in found) or "no audit rows match",
+            ("at", "where", "actor", "action", "layer", "target", "decision", "rule", "detail"),
+            lambda: ((f"{r.at:%Y-%m-%d %H:%M:%SZ}", f"{r.domain}#{r.position}", r.actor, r.action, r.layer,
+                      r.resource_id, r.decision.upper(), r.rule, r.detail) for r in found),
+            empty="no audit rows match")
 
 
 def _verify(app: App, path: Path | None, seen: list[Checkpoint], *, incremental: bool,
@@ -186,10 +193,29 @@ def _store_id(conn: Connection) -> str | None:
 
 def _open(app: App) -> Store:
     """The store, read as it is: verifying never creates one."""
-    url = resolve_url(app.store_arg)
-    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).is_file():
-        raise InvalidValueError(f"no store at {url.removeprefix('sqlite:///')}")
-    return Store(url)
+    store = Store(locate(app.store_arg))
+    try:
+        require_registry(store)
+    except MemhallError:
+        store.dispose()
+        raise
+    return store
+
+
+def _moment(value: str, *, end: bool = False) -> datetime:
+    try:
+        return review.moment(value, end=end)
+    except OverflowError:  # the day after 9999-12-31
+        raise InvalidValueError(f"date out of range: {value!r}") from None
+
+
+def _load(path: Path) -> list[Checkpoint]:
+    """The checkpoint file's lines; a file that is not text at all is refused
+    as such (a line of text that is not a checkpoint fails the audit)."""
+    try:
+        return checkpoints.load(path)
+    except UnicodeDecodeError as error:
+        raise InvalidValueError(f"{path} is not a checkpoint file: not UTF-8 text (byte {error.start})") from None
 
 
 def _streams(conn: Connection, store: Store) -> list[str]:

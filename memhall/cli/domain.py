@@ -19,7 +19,8 @@ def domain() -> None:
 @json_option
 @pass_app
 def create(app: App, name: str) -> None:
-    """Create the domain NAME."""
+    """Create the domain NAME (and the store, if there is none yet)."""
+    app.creating = True
     created = app.hall.create_domain(app.actor, name)
     emit(app, {"domain": created}, lambda: f"created domain {created}")
 

@@ -4,22 +4,24 @@ from __future__ import annotations
 
 import json
 from typing import IO
-from uuid import UUID
 
 import click
 
 from memhall.cli import render
-from memhall.cli.context import App, emit, json_option, note, stdin_text
+from memhall.cli.context import ID, App, decoded, emit, json_option, note, session_of, stdin_text
+from memhall.cli.options import KINDS, LAYERS, SOURCES, limit_option
+from memhall.cli.table import listing
 from memhall.domains.entry import draft
-from memhall.domains.errors import InvalidValueError
+from memhall.domains.errors import InvalidValueError, NotFoundError
+from memhall.domains.values import clean_text
 from memhall.governance import history, sessions
+from memhall.governance.ids import IdKind
 
 pass_app = click.make_pass_decorator(App, ensure=True)
 
 
 @click.command()
-@click.option("--limit", default=sessions.HANDOFF_LATEST, show_default=True,
-              help="How many latest state / wrap-up / handoff entries.")
+@limit_option(sessions.HANDOFF_LATEST, 100, "How many latest state / wrap-up / handoff entries.")
 @click.option("--no-session", is_flag=True, help="Only read; do not open a session.")
 @json_option
 @pass_app
@@ -33,19 +35,21 @@ def handoff(app: App, limit: int, no_session: bool) -> None:
 @click.option("--summary", "-s", help="Short state summary (default: read from stdin).")
 @click.option("--session", "session_id", envvar="MEMHALL_SESSION", help="The session to wrap up.")
 @click.option("--pointer", "-p", "pointers", multiple=True, help="An entry id this state points to.")
-@click.option("--closes", multiple=True, type=click.UUID, help="An open loop this session closes.")
+@click.option("--closes", multiple=True, type=ID, help="An open loop this session closes.")
 @click.option("--open", "opens", multiple=True, help="Text of an open loop this session leaves.")
 @click.option("--checkpoint", is_flag=True, help="Also write an audit checkpoint.")
 @click.option("--idempotency-key", help="Retrying with the same key returns the first wrap-up.")
 @json_option
 @pass_app
 def wrap_up(app: App, summary: str | None, session_id: str | None, pointers: tuple[str, ...],
-            closes: tuple[UUID, ...], opens: tuple[str, ...], checkpoint: bool,
+            closes: tuple[str, ...], opens: tuple[str, ...], checkpoint: bool,
             idempotency_key: str | None) -> None:
     """Session end: a short summary plus pointers, loops opened and closed."""
     text = summary if summary is not None else stdin_text()
-    result = sessions.wrap_up(app.hall, app.actor, app.domain, text, session_id=session_id,
-                              pointers=pointers, closes=closes, opens=opens,
+    result = sessions.wrap_up(app.hall, app.actor, app.domain, text,
+                              session_id=session_of(app, session_id, open_only=True),
+                              pointers=[_pointer(app, p) for p in pointers],
+                              closes=[app.resolve(IdKind.ENTRY, c) for c in closes], opens=opens,
                               idempotency_key=idempotency_key)
     if checkpoint:
         from memhall.cli.audit import write_checkpoint
@@ -60,43 +64,43 @@ def wrap_up(app: App, summary: str | None, session_id: str | None, pointers: tup
 
 @click.command()
 @click.argument("text", required=False)
-@click.option("--layer", default="L1", show_default=True, help="L1 (candidate) or L2 (the hall).")
-@click.option("--kind", default="episode", show_default=True,
-              help="state, wrap-up, handoff, open-loop, episode, claim, lesson, decision, quote.")
+@click.option("--layer", type=LAYERS, default="L1", show_default=True,
+              help="L1 (candidate) or L2 (the hall); L3 and L4 are reached only by promotion.")
+@click.option("--kind", type=KINDS, default="episode", show_default=True, help="What the entry is.")
 @click.option("--person", "people", multiple=True, help="A person this is about.")
 @click.option("--place", "places", multiple=True, help="A place this is about.")
 @click.option("--topic", "topics", multiple=True, help="A topic this is about.")
-@click.option("--source", "source_kind", default="firsthand", show_default=True,
-              help="firsthand, hearsay or implanted.")
+@click.option("--source", "source_kind", type=SOURCES, default="firsthand", show_default=True,
+              help="Where it came from.")
 @click.option("--source-agent", help="Who said it (hearsay only).")
 @click.option("--evidence", "evidence_refs", multiple=True, help="An evidence reference.")
 @click.option("--claim-root", help="The claim this is evidence for.")
-@click.option("--confidence", type=int, help="0-100 (default by provenance: 78 / 58).")
+@click.option("--confidence", type=click.IntRange(0, 100), help="0-100 (default by provenance: 78 / 58).")
 @click.option("--interpretation", help="What you infer, kept apart from what you observed.")
-@click.option("--supersedes", type=click.UUID, help="An entry this one replaces.")
-@click.option("--pending", "pending", multiple=True, help="An open MEMORY REQUEST this depends on.")
+@click.option("--supersedes", type=ID, help="An entry this one replaces.")
+@click.option("--pending", "pending", multiple=True, type=ID, help="An open MEMORY REQUEST this depends on.")
 @click.option("--session", "session_id", envvar="MEMHALL_SESSION", help="The session writing.")
 @click.option("--idempotency-key", help="Retrying with the same key writes nothing new.")
-@click.option("--payload", type=click.File("r"),
+@click.option("--payload", type=click.File("rb"),
               help="Read the entry as JSON from a file ('-' for stdin).")
 @json_option
 @pass_app
 def write(app: App, text: str | None, layer: str, kind: str, people: tuple[str, ...],
           places: tuple[str, ...], topics: tuple[str, ...], source_kind: str, source_agent: str | None,
           evidence_refs: tuple[str, ...], claim_root: str | None, confidence: int | None,
-          interpretation: str | None, supersedes: UUID | None, pending: tuple[str, ...],
-          session_id: str | None, idempotency_key: str | None, payload: IO[str] | None) -> None:
+          interpretation: str | None, supersedes: str | None, pending: tuple[str, ...],
+          session_id: str | None, idempotency_key: str | None, payload: IO[bytes] | None) -> None:
     """Write an L1 or L2 entry (TEXT, or --payload JSON)."""
     claimed: dict[str, str] = {}
     if payload is not None:
         # A payload may claim who wrote it or where it belongs; the hall refuses
         # any claim that differs from the acting principal and domain.
-        fields = _payload(payload.read())
+        fields = _payload(decoded(payload.read(), "the payload"))
         for key in ("author", "principal", "actor"):
             if key in fields:
-                claimed["claimed_principal"] = str(fields.pop(key))
+                claimed["claimed_principal"] = clean_text(str(fields.pop(key)), key)
         if "domain" in fields:
-            claimed["claimed_domain"] = str(fields.pop("domain"))
+            claimed["claimed_domain"] = clean_text(str(fields.pop("domain")), "domain")
         entry = draft(**fields)
     else:
         if text is None:
@@ -106,10 +110,12 @@ def write(app: App, text: str | None, layer: str, kind: str, people: tuple[str, 
             tags={"people": people, "places": places, "topics": topics},
             provenance={"source_kind": source_kind, "source_agent_id": source_agent,
                         "evidence_refs": evidence_refs, "claim_root_id": claim_root},
-            confidence=confidence, session_id=session_id, pending_requests=pending,
+            confidence=confidence, session_id=session_of(app, session_id),
+            pending_requests=[str(app.resolve(IdKind.REQUEST, p, must_exist=False)) for p in pending],
             idempotency_key=idempotency_key,
         )
-    result = app.hall.write(app.actor, app.domain, entry, supersedes=supersedes, **claimed)
+    replaced = app.resolve(IdKind.ENTRY, supersedes) if supersedes else None
+    result = app.hall.write(app.actor, app.domain, entry, supersedes=replaced, **claimed)
     if result.replayed:
         note(f"replayed: idempotency key already written as {result.entry_id}; nothing new written")
     elif result.duplicate:
@@ -127,64 +133,81 @@ def _payload(raw: str) -> dict[str, object]:
     return data
 
 
+def _pointer(app: App, text: str) -> str:
+    """A pointer as a whole entry id when it names one; any other text is kept
+    as given (wrap-up reports pointers that name nothing)."""
+    try:
+        return str(app.resolve(IdKind.ENTRY, text, must_exist=False))
+    except (InvalidValueError, NotFoundError):
+        return text
+
+
 @click.command()
-@click.argument("entry_id", type=click.UUID)
+@click.argument("entry_id", type=ID)
 @json_option
 @pass_app
-def show(app: App, entry_id: UUID) -> None:
-    """Show ENTRY_ID and its whole event history."""
-    view = history.show(app.hall, app.actor, app.domain, entry_id)
+def show(app: App, entry_id: str) -> None:
+    """Show ENTRY_ID (the id or its first characters) and its whole event history."""
+    view = history.show(app.hall, app.actor, app.domain, app.resolve(IdKind.ENTRY, entry_id))
     emit(app, view, lambda: render.show(view))
 
 
 @click.command()
 @click.argument("query")
-@click.option("--limit", default=20, show_default=True)
+@limit_option(20, 1000, "How many matches, best first.")
 @json_option
 @pass_app
 def search(app: App, query: str, limit: int) -> None:
     """Search history (never current state: use handoff for that)."""
     view = history.search(app.hall, app.actor, app.domain, query, limit)
-    emit(app, view, lambda: render.search(view))
+    listing(app, view, lambda: render.search(view),
+            ("layer", "date", "kind", "id", "author", "status", "text"),
+            lambda: ((f"[{e.layer}]", f"{e.created_at:%Y-%m-%d}", e.kind, e.id, e.author, e.status, e.text)
+                     for e in view.results),
+            empty="(no matches)", title=f"# Search in {view.domain}: {view.query!r}\nNOTE: {view.notice}.")
 
 
 @click.command()
-@click.option("--limit", default=20, show_default=True, help="Events per page.")
-@click.option("--before", type=int, help="Show events before this position (next page).")
+@limit_option(20, 10_000, "Events per page.")
+@click.option("--before", type=click.IntRange(1, 2**63 - 1),
+              help="Show events before this position (next page).")
 @json_option
 @pass_app
 def log(app: App, limit: int, before: int | None) -> None:
     """The domain's events, newest first."""
     events = history.log(app.hall, app.actor, app.domain, limit=limit, before=before)
 
+    more = f"-- more: memhall log --before {events[-1].position}" if len(events) == limit else ""
+
     def human() -> str:
         lines = [render.event_line(e) for e in events] or ["(no events)"]
-        if len(events) == limit:
-            lines.append(f"-- more: memhall log --before {events[-1].position}")
-        return "\n".join(lines)
+        return "\n".join(lines + ([more] if more else []))
 
-    emit(app, events, human)
+    listing(app, events, human, ("#", "at", "event", "actor", "rule", "detail"),
+            lambda: ((e.position, f"{e.at:%Y-%m-%d %H:%M:%S}", e.topic.removeprefix("memhall."), e.actor,
+                      e.rule, render.event_detail(e)) for e in events),
+            empty="(no events)", footer=more)
 
 
 @click.command()
-@click.argument("entry_id", type=click.UUID)
+@click.argument("entry_id", type=ID)
 @click.option("--reason", required=True, help="Why it is retired (it is never deleted).")
 @json_option
 @pass_app
-def retire(app: App, entry_id: UUID, reason: str) -> None:
+def retire(app: App, entry_id: str, reason: str) -> None:
     """Retire ENTRY_ID: it stays in history, out of current state."""
-    entry = app.hall.retire(app.actor, app.domain, entry_id, reason)
+    entry = app.hall.retire(app.actor, app.domain, app.resolve(IdKind.ENTRY, entry_id), reason)
     emit(app, {"entry_id": str(entry.id), "status": entry.status.value},
          lambda: f"retired [{entry.layer.value}] {entry.id}")
 
 
 @click.command()
-@click.argument("loop_id", type=click.UUID)
+@click.argument("loop_id", type=ID)
 @click.option("--note", "note_", default="", help="How it was closed.")
 @json_option
 @pass_app
-def close(app: App, loop_id: UUID, note_: str) -> None:
+def close(app: App, loop_id: str, note_: str) -> None:
     """Close the open loop LOOP_ID."""
-    entry = app.hall.close_loop(app.actor, app.domain, loop_id, note_)
+    entry = app.hall.close_loop(app.actor, app.domain, app.resolve(IdKind.ENTRY, loop_id), note_)
     emit(app, {"entry_id": str(entry.id), "status": entry.status.value},
          lambda: f"closed open loop {entry.id}")

@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from uuid import UUID
 
 import click
 
-from memhall.cli.context import App, emit, json_option, note
+from memhall.cli.context import ID, App, emit, json_option, note
+from memhall.cli.options import HOURS, limit_option
+from memhall.cli.table import listing
 from memhall.domains.entry import Tags
 from memhall.governance import requests
+from memhall.governance.ids import IdKind
 from memhall.ledgers import markdown, records
-from memhall.ledgers.budget import Budget
+from memhall.ledgers.budget import MAX_FACTS, Budget
 from memhall.ledgers.materialize import materialize as materialize_for
 
 pass_app = click.make_pass_decorator(App, ensure=True)
+#: a token budget far beyond any prompt, and far below what overflows anything
+MAX_TOKENS = 1_000_000
 
 
 @click.command()
@@ -23,8 +27,9 @@ pass_app = click.make_pass_decorator(App, ensure=True)
 @click.option("--person", "people", multiple=True, help="A person the task is about.")
 @click.option("--place", "places", multiple=True, help="A place the task is about.")
 @click.option("--topic", "topics", multiple=True, help="A topic the task is about.")
-@click.option("--max-items", default=10, show_default=True, help="Most facts in ledger B (1-10).")
-@click.option("--max-tokens", default=800, show_default=True,
+@click.option("--max-items", type=click.IntRange(1, MAX_FACTS), default=MAX_FACTS, show_default=True,
+              help="Most facts in ledger B.")
+@click.option("--max-tokens", type=click.IntRange(1, MAX_TOKENS), default=800, show_default=True,
               help="Token budget over ledgers A and B (estimate: utf-8 bytes / 4 + overhead).")
 @click.option("--explain", is_flag=True, help="Show each candidate's channel scores and placement.")
 @json_option
@@ -43,7 +48,7 @@ def materialize(app: App, seat: str, task: str, people: tuple[str, ...], places:
 
 @click.command()
 @click.option("--seat", help="Only what this seat was shown.")
-@click.option("--limit", default=20, show_default=True)
+@limit_option(20, 1000, "How many, newest first.")
 @json_option
 @pass_app
 def materializations(app: App, seat: str | None, limit: int) -> None:
@@ -64,7 +69,7 @@ def materializations(app: App, seat: str | None, limit: int) -> None:
 @click.command()
 @click.option("--seat", required=True, help="The seat missing the memory.")
 @click.option("--need", required=True, help="What memory is missing, in one line.")
-@click.option("--expires-in", default=72.0, show_default=True, help="Hours until it expires.")
+@click.option("--expires-in", type=HOURS, default=72.0, show_default=True, help="Hours until it expires.")
 @json_option
 @pass_app
 def request(app: App, seat: str, need: str, expires_in: float) -> None:
@@ -82,16 +87,20 @@ def request(app: App, seat: str, need: str, expires_in: float) -> None:
 def pending(app: App, seat: str | None) -> None:
     """Open MEMORY REQUESTs, oldest first (expired ones are not open)."""
     views = requests.pending(app.hall, app.actor, app.domain, seat=seat)
-    emit(app, views, lambda: "\n".join(f"- {v.summary}" for v in views) or "(no open requests)")
+    listing(app, views, lambda: "\n".join(f"- {v.summary}" for v in views) or "(no open requests)",
+            ("request", "seat", "by", "expires", "need"),
+            lambda: ((v.id, v.seat, v.requested_by, f"{v.expires_at:%Y-%m-%d %H:%M}Z", v.need) for v in views),
+            empty="(no open requests)")
 
 
 @click.command()
-@click.argument("request_id", type=click.UUID)
-@click.option("--entry", "entry_id", required=True, type=click.UUID,
+@click.argument("request_id", type=ID)
+@click.option("--entry", "entry_id", required=True, type=ID,
               help="The L2+ entry of this domain that answers it.")
 @json_option
 @pass_app
-def answer(app: App, request_id: UUID, entry_id: UUID) -> None:
+def answer(app: App, request_id: str, entry_id: str) -> None:
     """Answer REQUEST_ID with an existing entry (system chair)."""
-    view = requests.answer(app.hall, app.actor, app.domain, request_id, entry_id)
+    view = requests.answer(app.hall, app.actor, app.domain, app.resolve(IdKind.REQUEST, request_id),
+                           app.resolve(IdKind.ENTRY, entry_id, must_exist=False))
     emit(app, view, lambda: f"answered {view.id} with {view.answer_entry}")

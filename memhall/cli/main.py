@@ -7,15 +7,19 @@ A user's error is one line on stderr, never a traceback (-v adds it back).
 from __future__ import annotations
 
 import importlib
+import json
 import sys
 import time
+from collections.abc import Sequence
+from typing import Any
 
 import click
 from eventsourcing.persistence import PersistenceError
 from sqlalchemy.exc import SQLAlchemyError
 
 from memhall.cli.context import App, json_option
-from memhall.domains.errors import MemhallError
+from memhall.domains.errors import MemhallError, RefusedError
+from memhall.governance.gate import roles_hint
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_REFUSED, EXIT_AUDIT = 0, 1, 2, 3, 4
 
@@ -47,9 +51,21 @@ def _first_line(error: BaseException) -> str:
     return text[0] if text else type(error).__name__
 
 
+def check_arguments(args: list[str]) -> None:
+    """Refuse what no command can take: text that is not UTF-8 (Python hands
+    undecodable argv bytes over as lone surrogates) and NUL characters."""
+    for number, arg in enumerate(args, start=1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            raise click.UsageError(f"argument {number} is not valid UTF-8") from None
+        if "\x00" in arg:
+            raise click.UsageError(f"argument {number} contains a NUL character")
+
+
 class HallGroup(click.Group):
-    """The root group: commands load lazily, and a user's error becomes one line
-    on stderr and its exit code."""
+    """The root group: commands load lazily, and every failure ends as one line
+    on stderr (and a JSON object on stdout under --json) with its exit code."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*COMMANDS, *super().list_commands(ctx)})
@@ -63,22 +79,79 @@ class HallGroup(click.Group):
         assert isinstance(command, click.Command)
         return command
 
-    def invoke(self, ctx: click.Context) -> object:
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
+             complete_var: str | None = None, standalone_mode: bool = True,
+             windows_expand_args: bool = True, **extra: Any) -> Any:
+        argv = list(sys.argv[1:] if args is None else args)
+        app = extra.setdefault("obj", App())
+        verbose = any(a in ("-v", "--verbose", "-vv", "-vvv") for a in argv)
+        failure = Failure(app, wants_json="--json" in argv)
         try:
-            return super().invoke(ctx)
+            check_arguments(argv)
+            result = super().main(argv, prog_name or "memhall", complete_var, standalone_mode=False,
+                                  windows_expand_args=windows_expand_args, **extra)
+            code = result if isinstance(result, int) and not isinstance(result, bool) else EXIT_OK
+        except click.exceptions.Exit as done:
+            code = done.exit_code
+        except click.exceptions.Abort:
+            code = failure.report(EXIT_ERROR, "aborted")
+        except click.UsageError as error:
+            code = failure.report(EXIT_USAGE, f"usage error: {error.format_message()}")
+        except click.ClickException as error:
+            code = failure.report(EXIT_ERROR, f"error: {error.format_message()}")
         except MemhallError as error:
-            if ctx.find_object(App) and ctx.ensure_object(App).verbose:
+            if verbose:
                 raise
-            click.echo(f"error: {error}", err=True)
-            ctx.exit(error.exit_code)
+            code = failure.report(error.exit_code, f"error: {error}{failure.hint(error)}", error.rule)
         except (SQLAlchemyError, PersistenceError) as error:
-            if ctx.find_object(App) and ctx.ensure_object(App).verbose:
+            if verbose:
                 raise
             reason = _first_line(error)
             if "no such column" in reason or ("column" in reason and "does not exist" in reason):
                 reason += " (its read models predate this memhall: run `memhall rebuild`)"
-            click.echo(f"error: the store cannot be used: {reason}", err=True)
-            ctx.exit(EXIT_ERROR)
+            code = failure.report(EXIT_ERROR, f"error: the store cannot be used: {reason}")
+        except (KeyboardInterrupt, BrokenPipeError):
+            code = EXIT_ERROR
+        except Exception as error:  # the last line of defence: no traceback for users
+            if verbose:
+                raise
+            code = failure.report(EXIT_ERROR, f"internal error: {type(error).__name__}: "
+                                              f"{_first_line(error)} (run with -v for details)")
+        finally:
+            if isinstance(app, App) and app.hall_built:
+                app.hall.store.dispose()
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+
+class Failure:
+    """How one failed command reports: a line on stderr, and under --json an
+    `{"error": {...}}` object on stdout for programs."""
+
+    def __init__(self, app: Any, *, wants_json: bool) -> None:
+        self.app = app
+        self.wants_json = wants_json
+
+    def report(self, code: int, line: str, rule: str = "") -> int:
+        click.echo(line, err=True)
+        if self.wants_json or (isinstance(self.app, App) and self.app.json):
+            message = line.split(": ", 1)[1] if ": " in line else line
+            error: dict[str, object] = {"code": code, "message": message}
+            if rule:
+                error["rule"] = rule
+            click.echo(json.dumps({"error": error}, ensure_ascii=False))
+        return code
+
+    def hint(self, error: MemhallError) -> str:
+        """A refusal in a domain roles.yaml does not declare says where to add it."""
+        if not isinstance(error, RefusedError) or not isinstance(self.app, App):
+            return ""
+        if not self.app.hall_built:
+            return ""
+        policy = self.app.policy_dir()
+        found = roles_hint(self.app.hall.gate, error.domain, str(policy) if policy else None)
+        return f"; {found}" if found else ""
 
 
 @click.group(cls=HallGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -101,6 +174,8 @@ def cli(ctx: click.Context, store: str | None, actor: str | None, domain: str | 
     be treated as true; policies say who may write, nominate and ratify.
     """
     app = ctx.ensure_object(App)
+    # values from the environment never passed through argv's checks
+    check_arguments([v for v in (store, actor, domain, policy) if v is not None])
     app.store_arg, app.actor_arg, app.domain_arg = store, actor, domain
     app.policy_arg, app.verbose = policy, verbose
     configure_logging(verbose)
@@ -155,33 +230,5 @@ COMMANDS = {
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: run the CLI and turn every failure into an exit code."""
-    verbose = any(a in ("-v", "--verbose", "-vv") for a in (argv or sys.argv[1:]))
-    try:
-        result = cli.main(args=argv, prog_name="memhall", standalone_mode=False, obj=App())
-        if isinstance(result, int) and not isinstance(result, bool):
-            sys.exit(result)
-    except click.exceptions.Exit as done:
-        sys.exit(done.exit_code)
-    except click.exceptions.Abort:
-        click.echo("aborted", err=True)
-        sys.exit(EXIT_ERROR)
-    except click.UsageError as error:
-        click.echo(f"usage error: {error.format_message()}", err=True)
-        sys.exit(EXIT_USAGE)
-    except click.ClickException as error:
-        click.echo(f"error: {error.format_message()}", err=True)
-        sys.exit(EXIT_ERROR)
-    except MemhallError as error:
-        if verbose:
-            raise
-        click.echo(f"error: {error}", err=True)
-        sys.exit(error.exit_code)
-    except (KeyboardInterrupt, BrokenPipeError):
-        sys.exit(EXIT_ERROR)
-    except Exception as error:  # the last line of defence: no traceback for users
-        if verbose:
-            raise
-        click.echo(f"internal error: {type(error).__name__}: {_first_line(error)} (run with -v for details)",
-                   err=True)
-        sys.exit(EXIT_ERROR)
+    """Entry point: run the CLI; every failure becomes an exit code (HallGroup.main)."""
+    cli.main(args=argv, prog_name="memhall", obj=App())

@@ -7,8 +7,10 @@ from pathlib import Path
 import click
 
 from memhall.cli.context import App, emit, json_option
+from memhall.domains.errors import InvalidValueError
+from memhall.governance.location import locate
+from memhall.governance.project import GITIGNORE, STORE_DIR, STORE_FILE
 from memhall.governance.rebuild import rebuild as rebuild_projections
-from memhall.governance.store import STORE_DIR
 from memhall.policies.files import POLICY_DIR
 
 pass_app = click.make_pass_decorator(App, ensure=True)
@@ -28,18 +30,46 @@ def rebuild(app: App) -> None:
 @json_option
 @pass_app
 def init(app: App, directory: Path) -> None:
-    """Create .memhall/ and a memhall-policy/ to edit and commit."""
+    """Create the store (.memhall/) and a memhall-policy/ to edit and commit.
+
+    With --store the store is made there instead (a SQLite path or a
+    PostgreSQL URL); the policy folder is still made in DIRECTORY."""
+    from memhall.governance.store import Store
+    from memhall.governance.streams import Streams
     from memhall.policies.engine import init_policy_dir
 
-    store_dir = directory / STORE_DIR
+    store_dir, policy = directory / STORE_DIR, directory / POLICY_DIR
+    target = app.store_arg or str(store_dir / STORE_FILE)
+    url = locate(target, create=True)
+    has_store = (store_dir / STORE_FILE).is_file() if app.store_arg is None else False
+    if has_store and policy.exists():
+        raise InvalidValueError(f"already set up: {store_dir}/ and {policy}/ exist")
+    written = [] if policy.exists() else init_policy_dir(policy)
     store_dir.mkdir(parents=True, exist_ok=True)
-    written = init_policy_dir(directory / POLICY_DIR)
-    emit(app, {"store": str(store_dir), "policy": [str(p) for p in written]}, lambda: "\n".join([
-        f"created {store_dir}/ (the store; keep it out of git)",
-        f"created {directory / POLICY_DIR}/ (commit it; review changes in pull requests)",
+    ignore = store_dir / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text(GITIGNORE, encoding="utf-8")
+    store = Store(url)
+    try:
+        Streams(store).ensure_registry()
+    finally:
+        store.dispose()
+    steps = next_steps(policy)
+    emit(app, {"store": url, "policy": [str(p) for p in written], "next": steps}, lambda: "\n".join([
+        f"created the store in {store_dir}/ ({ignore} keeps it out of git)",
+        (f"created {policy}/: commit it (and memhall-audit/ once it holds checkpoints); "
+         "review its changes in pull requests") if written else f"kept the existing {policy}/",
         "next:",
-        f"  1. edit {directory / POLICY_DIR}/roles.yaml: who holds which role in which domain",
-        f"  2. memhall policy check {directory / POLICY_DIR}",
-        "  3. memhall --as <ratify owner> domain create <domain>",
-        "  4. memhall --as <agent> --domain <domain> handoff",
+        *(f"  {n}. {step}" for n, step in enumerate(steps, start=1)),
     ]))
+
+
+def next_steps(policy: Path) -> list[str]:
+    return [
+        f"add your domain to {policy}/roles.yaml: name it under `domains:`, give it roles under "
+        "`roles:` (a human `ratify_owner`, agents as `session_chair`, `system_chair`, `seat`), "
+        f"then check it: memhall policy check {policy}",
+        "create it, as its ratify owner: memhall --as <owner> domain create <domain>",
+        "start a session: memhall --as <agent> --domain <domain> handoff "
+        "(or set `as` and `domain` in .memhall/config.toml)",
+    ]

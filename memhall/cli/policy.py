@@ -8,11 +8,11 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
-from uuid import UUID
 
 import click
 
-from memhall.cli.context import App
+from memhall.cli.context import ID, App
+from memhall.cli.options import KINDS, LAYERS
 from memhall.domains.errors import InvalidValueError, MemhallError
 from memhall.policies.diff import diff_against_git
 from memhall.policies.engine import PolicySet
@@ -21,6 +21,7 @@ from memhall.policies.review import check as check_policy
 from memhall.policies.review import explain as explain_policy
 
 LOCAL_POLICY_DIR = Path("memhall-policy")
+PROMOTION_PATHS = ["four-questions", "stale-fact", "canon"]
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -37,6 +38,10 @@ def policy_dir(explicit: Path | None, option: Path | None) -> Path | None:
 
 
 def _fail(error: MemhallError) -> None:
+    """Under the root command, its error handling (JSON errors included) takes
+    over; the `policy` group run on its own ends with one line itself."""
+    if click.get_current_context().find_object(App) is not None:
+        raise error
     click.echo(f"error: {error}", err=True)
     sys.exit(error.exit_code)
 
@@ -117,20 +122,20 @@ def diff(ctx: click.Context, base: str, directory: Path | None, as_json: bool) -
               help="Acting principal (default: the root's --as).")
 @click.option("--action", required=True, type=click.Choice([a.value for a in Action]))
 @click.option("--domain", default=None, envvar="MEMHALL_DOMAIN", help="Default: the root's --domain.")
-@click.option("--entry", "entry_id", type=click.UUID, default=None,
+@click.option("--entry", "entry_id", type=ID, default=None,
               help="Take the entry's facts (layer, kind, author, evidence) from the store.")
-@click.option("--promotion", "promotion_id", type=click.UUID, default=None,
+@click.option("--promotion", "promotion_id", type=ID, default=None,
               help="Take the promotion's facts (nominator, reminders, dissent) from the store.")
 @click.option("--resource-type", type=click.Choice([r.value for r in ResourceType]), default=None,
               help="Default: the first resource type the action applies to.")
-@click.option("--layer", default="", help="The entry's current layer (L1..L4).")
-@click.option("--target-layer", default="", help="The layer a write, promotion or demotion reaches.")
-@click.option("--kind", default="")
+@click.option("--layer", type=LAYERS, help="The entry's current layer.")
+@click.option("--target-layer", type=LAYERS, help="The layer a write, promotion or demotion reaches.")
+@click.option("--kind", type=KINDS)
 @click.option("--author", default="")
 @click.option("--has-evidence", is_flag=True)
 @click.option("--nominated-by", default="")
-@click.option("--promotion-path", default="")
-@click.option("--reminder-sessions", type=click.IntRange(min=0), default=0)
+@click.option("--promotion-path", type=click.Choice(PROMOTION_PATHS))
+@click.option("--reminder-sessions", type=click.IntRange(0, 1_000_000), default=0)
 @click.option("--dissent-recorded", is_flag=True)
 @click.option("--seat", default="")
 @click.option("--claimed-principal", default="")
@@ -138,32 +143,42 @@ def diff(ctx: click.Context, base: str, directory: Path | None, as_json: bool) -
 @click.option("--claimed-layer", default="")
 @_json_flag
 @click.pass_context
-def explain(ctx: click.Context, /, as_json: bool, resource_type: str | None, entry_id: UUID | None,
-            promotion_id: UUID | None, **facts: Any) -> None:
+def explain(ctx: click.Context, /, as_json: bool, resource_type: str | None, entry_id: str | None,
+            promotion_id: str | None, **facts: Any) -> None:
     """Decide one request and show the rule and the facts behind the decision.
 
     With --entry or --promotion the facts come from the store, as the hall
     would read them; otherwise from the options.
     """
-    app = ctx.find_object(App) or App()
-    facts["principal"] = facts["principal"] or app.actor_arg
-    facts["domain"] = facts["domain"] or app.domain_arg
     try:
-        if not facts["principal"] or not facts["domain"]:
-            raise InvalidValueError("explain needs --as PRINCIPAL and --domain NAME")
-        policy_set = PolicySet.load(policy_dir(None, _option(ctx)))
-        action = Action(facts.pop("action"))
-        rtype = ResourceType(resource_type) if resource_type else policy_set.resource_types_for(action)[0]
-        if entry_id or promotion_id:
-            from memhall.governance.facts import stored_facts
-
-            stored, rtype = stored_facts(app.hall, facts["domain"], entry_id, promotion_id)
-            facts.update(stored)
-        request = PolicyRequest(action=action, resource_type=rtype, **facts)
+        policy_set, request = _explained(ctx, resource_type, entry_id, promotion_id, facts)
     except MemhallError as error:
         _fail(error)
         return
     show_explanation(policy_set, request, _wants_json(ctx, as_json))
+
+
+def _explained(ctx: click.Context, resource_type: str | None, entry_id: str | None,
+               promotion_id: str | None, facts: dict[str, Any]) -> tuple[PolicySet, PolicyRequest]:
+    app = ctx.find_object(App) or App()
+    facts = {key: "" if value is None else value for key, value in facts.items()}
+    facts["principal"] = facts["principal"] or app.actor
+    facts["domain"] = facts["domain"] or app.domain_arg or app.defaults.domain
+    if not facts["principal"] or not facts["domain"]:
+        raise InvalidValueError("explain needs --as PRINCIPAL and --domain NAME")
+    policy_set = PolicySet.load(policy_dir(None, _option(ctx)))
+    action = Action(facts.pop("action"))
+    rtype = ResourceType(resource_type) if resource_type else policy_set.resource_types_for(action)[0]
+    if entry_id or promotion_id:
+        from memhall.governance.facts import stored_facts
+        from memhall.governance.ids import IdKind, resolve
+
+        entry = resolve(app.hall, facts["domain"], IdKind.ENTRY, entry_id) if entry_id else None
+        promotion = (resolve(app.hall, facts["domain"], IdKind.PROMOTION, promotion_id)
+                     if promotion_id else None)
+        stored, rtype = stored_facts(app.hall, facts["domain"], entry, promotion)
+        facts.update(stored)
+    return policy_set, PolicyRequest(action=action, resource_type=rtype, **facts)
 
 
 def show_explanation(policy_set: PolicySet, request: PolicyRequest, as_json: bool) -> None:

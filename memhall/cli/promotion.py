@@ -3,14 +3,14 @@ withdraw, demote, and the listings promotions, knowledge (L3) and canon (L4)."""
 
 from __future__ import annotations
 
-from uuid import UUID
-
 import click
 
-from memhall.cli.context import App, emit, json_option
-from memhall.domains.errors import InvalidValueError
+from memhall.cli.context import ID, App, emit, json_option, session_of
+from memhall.cli.options import LAYERS, layers
+from memhall.cli.table import listing
 from memhall.domains.values import Layer
 from memhall.governance import promotions as use
+from memhall.governance.ids import IdKind
 from memhall.governance.promotion_records import LayerView
 
 pass_app = click.make_pass_decorator(App, ensure=True)
@@ -22,116 +22,123 @@ def _layer(value: str) -> Layer:
 
 
 @click.command()
-@click.argument("entry_id", type=click.UUID)
-@click.option("--to", "to_layer", default="L2", show_default=True, help="Only L2: L1 -> L2.")
+@click.argument("entry_id", type=ID)
+@click.option("--to", "to_layer", type=LAYERS, default="L2", show_default=True, help="Only L2: L1 -> L2.")
 @click.option("--useful", type=YES_NO, required=True, help="Useful in future?")
 @click.option("--evidence", multiple=True, help="An evidence reference (at least one).")
 @click.option("--not-temporary", type=YES_NO, required=True, help="Not a temporary narrative?")
 @click.option("--safe", type=YES_NO, required=True, help="Safe: no secrets, no cross-domain data?")
 @json_option
 @pass_app
-def promote(app: App, entry_id: UUID, to_layer: str, useful: str, evidence: tuple[str, ...],
+def promote(app: App, entry_id: str, to_layer: str, useful: str, evidence: tuple[str, ...],
             not_temporary: str, safe: str) -> None:
     """Promote ENTRY_ID from L1 to L2 through the four questions."""
     if _layer(to_layer) is not Layer.L2:
-        raise InvalidValueError("`promote` goes L1 -> L2 only; higher layers need `memhall nominate`")
-    entry = use.promote(app.hall, app.actor, app.domain, entry_id, useful=useful == "yes",
+        raise click.BadParameter("`promote` goes L1 -> L2 only (allowed: L2); higher layers need "
+                                 "`memhall nominate`", param_hint="'--to'")
+    entry = use.promote(app.hall, app.actor, app.domain, app.resolve(IdKind.ENTRY, entry_id),
+                        useful=useful == "yes",
                         evidence=evidence, not_temporary=not_temporary == "yes", safe=safe == "yes")
     emit(app, {"entry_id": str(entry.id), "layer": entry.layer.value},
          lambda: f"promoted {entry.id} to [{entry.layer.value}]")
 
 
 @click.command()
-@click.argument("entry_id", type=click.UUID)
-@click.option("--to", "to_layer", required=True, help="L3 (stale fact) or L4 (canon).")
+@click.argument("entry_id", type=ID)
+@click.option("--to", "to_layer", type=layers(Layer.L3, Layer.L4), required=True,
+              help="L3 (stale fact) or L4 (canon).")
 @click.option("--stale-fact", help="Why this L2 entry is a settled fact (L2 -> L3).")
 @click.option("--reason", help="Why this L3 knowledge should bind (L3 -> L4).")
 @json_option
 @pass_app
-def nominate(app: App, entry_id: UUID, to_layer: str, stale_fact: str | None, reason: str | None) -> None:
+def nominate(app: App, entry_id: str, to_layer: str, stale_fact: str | None, reason: str | None) -> None:
     """Nominate ENTRY_ID one layer up (system chair)."""
     target = _layer(to_layer)
     grounds = (stale_fact if target is Layer.L3 else reason) or stale_fact or reason or ""
-    p = use.nominate(app.hall, app.actor, app.domain, entry_id, target, grounds)
+    entry = app.resolve(IdKind.ENTRY, entry_id)
+    p = use.nominate(app.hall, app.actor, app.domain, entry, target, grounds)
     emit(app, {"promotion_id": str(p.id), "path": p.path.value, "progress": p.progress()},
-         lambda: f"nominated {entry_id} {p.from_layer.value} -> {p.to_layer.value}: promotion {p.id}")
+         lambda: f"nominated {entry} {p.from_layer.value} -> {p.to_layer.value}: promotion {p.id}")
 
 
 @click.command()
-@click.argument("promotion_id", type=click.UUID)
+@click.argument("promotion_id", type=ID)
 @click.option("--session", "session_id", envvar="MEMHALL_SESSION", help="The session reminding.")
 @click.option("--note", default="", help="What brought it up again.")
 @json_option
 @pass_app
-def remind(app: App, promotion_id: UUID, session_id: str | None, note: str) -> None:
+def remind(app: App, promotion_id: str, session_id: str | None, note: str) -> None:
     """Record a reminder for PROMOTION_ID (one counts per session)."""
-    p = use.remind(app.hall, app.actor, app.domain, promotion_id, session_id, note)
+    p = use.remind(app.hall, app.actor, app.domain, app.resolve(IdKind.PROMOTION, promotion_id),
+                   session_of(app, session_id), note)
     emit(app, {"promotion_id": str(p.id), "progress": p.progress()},
          lambda: f"reminder recorded for promotion {p.id}: {p.progress()}")
 
 
 @click.command()
-@click.argument("promotion_id", type=click.UUID)
+@click.argument("promotion_id", type=ID)
 @click.option("--member", "members", multiple=True, required=True, help="A council member.")
 @click.option("--position", "positions", multiple=True, required=True,
               type=click.Choice(["agree", "disagree", "abstain"]), help="Their position, in order.")
 @click.option("--reason", "reasons", multiple=True, required=True, help="Their reason, in order.")
 @json_option
 @pass_app
-def dissent(app: App, promotion_id: UUID, members: tuple[str, ...], positions: tuple[str, ...],
+def dissent(app: App, promotion_id: str, members: tuple[str, ...], positions: tuple[str, ...],
             reasons: tuple[str, ...]) -> None:
     """Record the council's structured dissent: one --member/--position/--reason each."""
     if not len(members) == len(positions) == len(reasons):
         raise click.UsageError("give one --position and one --reason for each --member")
     record = [{"member": m, "position": p, "reason": r} for m, p, r in zip(members, positions, reasons)]
-    p = use.dissent(app.hall, app.actor, app.domain, promotion_id, record)
+    p = use.dissent(app.hall, app.actor, app.domain, app.resolve(IdKind.PROMOTION, promotion_id), record)
     emit(app, {"promotion_id": str(p.id), "progress": p.progress()},
          lambda: f"dissent recorded for promotion {p.id}: {p.progress()}")
 
 
 @click.command()
-@click.argument("promotion_id", type=click.UUID)
+@click.argument("promotion_id", type=ID)
 @json_option
 @pass_app
-def ratify(app: App, promotion_id: UUID) -> None:
+def ratify(app: App, promotion_id: str) -> None:
     """Ratify PROMOTION_ID into its target layer (ratify owner only)."""
-    p = use.ratify(app.hall, app.actor, app.domain, promotion_id)
+    p = use.ratify(app.hall, app.actor, app.domain, app.resolve(IdKind.PROMOTION, promotion_id))
     emit(app, {"promotion_id": str(p.id), "entry_id": str(p.entry_id), "layer": p.to_layer.value},
          lambda: f"ratified: entry {p.entry_id} is now [{p.to_layer.value}] "
                  "(distribution to agents is a separate, explicit action)")
 
 
 @click.command()
-@click.argument("promotion_id", type=click.UUID)
+@click.argument("promotion_id", type=ID)
 @click.option("--reason", required=True)
 @json_option
 @pass_app
-def reject(app: App, promotion_id: UUID, reason: str) -> None:
+def reject(app: App, promotion_id: str, reason: str) -> None:
     """Reject PROMOTION_ID (ratify owner only)."""
-    p = use.reject(app.hall, app.actor, app.domain, promotion_id, reason)
+    p = use.reject(app.hall, app.actor, app.domain, app.resolve(IdKind.PROMOTION, promotion_id), reason)
     emit(app, {"promotion_id": str(p.id), "status": p.status.value}, lambda: f"rejected promotion {p.id}")
 
 
 @click.command()
-@click.argument("promotion_id", type=click.UUID)
+@click.argument("promotion_id", type=ID)
 @click.option("--reason", default="")
 @json_option
 @pass_app
-def withdraw(app: App, promotion_id: UUID, reason: str) -> None:
+def withdraw(app: App, promotion_id: str, reason: str) -> None:
     """Withdraw your own nomination PROMOTION_ID."""
-    p = use.withdraw(app.hall, app.actor, app.domain, promotion_id, reason)
+    p = use.withdraw(app.hall, app.actor, app.domain, app.resolve(IdKind.PROMOTION, promotion_id), reason)
     emit(app, {"promotion_id": str(p.id), "status": p.status.value}, lambda: f"withdrew promotion {p.id}")
 
 
 @click.command()
-@click.argument("entry_id", type=click.UUID)
-@click.option("--to", "to_layer", required=True, help="One layer down: L3 (from L4) or L2 (from L3).")
+@click.argument("entry_id", type=ID)
+@click.option("--to", "to_layer", type=layers(Layer.L2, Layer.L3), required=True,
+              help="One layer down: L3 (from L4) or L2 (from L3).")
 @click.option("--reason", required=True)
 @json_option
 @pass_app
-def demote(app: App, entry_id: UUID, to_layer: str, reason: str) -> None:
+def demote(app: App, entry_id: str, to_layer: str, reason: str) -> None:
     """Demote ENTRY_ID one layer (governed and audited like promotion)."""
-    entry = use.demote(app.hall, app.actor, app.domain, entry_id, _layer(to_layer), reason)
+    entry = use.demote(app.hall, app.actor, app.domain, app.resolve(IdKind.ENTRY, entry_id),
+                       _layer(to_layer), reason)
     emit(app, {"entry_id": str(entry.id), "layer": entry.layer.value},
          lambda: f"demoted {entry.id} to [{entry.layer.value}]")
 
@@ -143,8 +150,12 @@ def demote(app: App, entry_id: UUID, to_layer: str, reason: str) -> None:
 def promotions_(app: App, all_: bool) -> None:
     """List open nominations with their progress."""
     rows = use.promotions(app.hall, app.actor, app.domain, all_=all_)
-    emit(app, [{**r.model_dump(mode="json"), "progress": r.progress} for r in rows],
-         lambda: "\n".join(f"- [{r.status}] {r.summary}" for r in rows) or "(no open nominations)")
+    listing(app, [{**r.model_dump(mode="json"), "progress": r.progress} for r in rows],
+            lambda: "\n".join(f"- [{r.status}] {r.summary}" for r in rows) or "(no open nominations)",
+            ("promotion", "status", "entry", "path", "by", "progress"),
+            lambda: ((r.id, r.status, r.entry_id, f"{r.from_layer} -> {r.to_layer}", r.nominated_by,
+                      r.progress) for r in rows),
+            empty="(no open nominations)")
 
 
 def _layer_listing(view: LayerView) -> str:

@@ -88,7 +88,10 @@ def show(view: ShowView) -> str:
     return "\n".join(lines)
 
 
+def event_detail(ev: EventView) -> str:
+    return str(ev.data.get("reason") or ev.data.get("text") or ev.data.get("to_layer") or "")
+
+
 def event_line(ev: EventView) -> str:
     name = ev.topic.removeprefix("memhall.")
-    detail = ev.data.get("reason") or ev.data.get("text") or ev.data.get("to_layer") or ""
-    return f"  #{ev.position} {ev.at:%Y-%m-%d %H:%M:%S} {name} by {ev.actor} [{ev.rule}] {detail}".rstrip()
+    return f"  #{ev.position} {ev.at:%Y-%m-%d %H:%M:%S} {name} by {ev.actor} [{ev.rule}] {event_detail(ev)}".rstrip()

@@ -21,7 +21,24 @@ from memhall.domains.values import (
     SourceKind,
     Status,
     normalized_text,
+    text_problem,
 )
+
+
+def _storable(value: Any) -> Any:
+    """Every string in a draft, however deeply nested, must be storable text."""
+    if isinstance(value, str):
+        problem = text_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        for item in value:
+            _storable(item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _storable(key)
+            _storable(item)
+    return value
 
 
 class Tags(BaseModel):
@@ -32,6 +49,11 @@ class Tags(BaseModel):
     people: tuple[str, ...] = ()
     places: tuple[str, ...] = ()
     topics: tuple[str, ...] = ()
+
+    @field_validator("people", "places", "topics", mode="before")
+    @classmethod
+    def _storable(cls, values: Any) -> Any:
+        return _storable(values)
 
     @field_validator("people", "places", "topics")
     @classmethod
@@ -51,6 +73,11 @@ class Provenance(BaseModel):
     source_agent_id: str | None = None
     evidence_refs: tuple[str, ...] = ()
     claim_root_id: str | None = None
+
+    @field_validator("source_agent_id", "evidence_refs", "claim_root_id", mode="before")
+    @classmethod
+    def _storable(cls, value: Any) -> Any:
+        return _storable(value)
 
     @model_validator(mode="after")
     def _hearsay_names_its_source(self) -> Provenance:
@@ -85,6 +112,12 @@ class EntryDraft(BaseModel):
     thread: str | None = Field(default=None, min_length=1, max_length=128)
     #: when it happened or was said (default: when it is recorded; never later)
     occurred_at: datetime | None = None
+
+    @field_validator("text", "interpretation", "session_id", "pending_requests", "pointers",
+                     "idempotency_key", mode="before")
+    @classmethod
+    def _storable(cls, value: Any) -> Any:
+        return _storable(value)
 
     @field_validator("text")
     @classmethod

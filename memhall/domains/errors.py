@@ -7,6 +7,8 @@ class MemhallError(Exception):
     """Base of every error memhall reports to a user (exit code 1 unless stated)."""
 
     exit_code = 1
+    #: the rule that refused, when a rule did ("" otherwise); `--json` errors carry it
+    rule = ""
 
 
 class InvalidValueError(MemhallError):
@@ -20,6 +22,9 @@ class UnknownDomainError(MemhallError):
         )
         self.domain = domain
 
+    #: the system stream records this refusal under this rule
+    rule = "unknown-domain"
+
 
 class DomainExistsError(MemhallError):
     def __init__(self, domain: str) -> None:
@@ -27,18 +32,41 @@ class DomainExistsError(MemhallError):
 
 
 class NotFoundError(MemhallError):
-    def __init__(self, what: str, ident: object) -> None:
-        super().__init__(f"no {what} {ident} in this domain")
+    def __init__(self, what: str, ident: object, domain: str = "", *, hint: str = "") -> None:
+        where = domain or "this domain"
+        super().__init__(f"no {what} {ident} in {where}" + (f" ({hint})" if hint else ""))
+        self.what, self.ident, self.domain = what, ident, domain
+
+
+class AmbiguousIdError(MemhallError):
+    """A shortened id that names more than one thing: a usage error (exit 2)."""
+
+    exit_code = 2
+
+
+class NoStoreError(MemhallError):
+    """No store where one was looked for; only `init` and `domain create` make one."""
 
 
 class InvalidTransitionError(MemhallError):
     """A command that the current state of an aggregate does not allow."""
 
 
-class PolicyDeniedError(MemhallError):
-    """Refused by the policy (exit code 3); the refusal is recorded as an event."""
+class RefusedError(MemhallError):
+    """Refused by a rule, of the policy or of the domain (exit code 3); the
+    refusal is recorded as an event under `rule`."""
 
     exit_code = 3
+
+    def __init__(self, message: str, *, rule: str = "", domain: str = "") -> None:
+        super().__init__(message)
+        self.rule = rule
+        #: the domain the refused request named ("" when unknown)
+        self.domain = domain
+
+
+class PolicyDeniedError(RefusedError):
+    """Refused by the policy (exit code 3); the refusal is recorded as an event."""
 
 
 class PolicyConfigError(MemhallError):

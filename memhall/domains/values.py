@@ -133,6 +133,27 @@ def principal_name(value: str | None) -> str:
     return name
 
 
+def text_problem(value: str) -> str | None:
+    """Why `value` cannot be stored as text, or None. NUL is refused everywhere
+    (PostgreSQL cannot store it, so SQLite must not either); a lone surrogate is
+    what Python makes of bytes that were not UTF-8."""
+    if "\x00" in value:
+        return "contains a NUL character"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return "is not valid UTF-8"
+    return None
+
+
+def clean_text(value: str, what: str) -> str:
+    """`value`, if it can be stored as text; otherwise one clear error."""
+    problem = text_problem(value)
+    if problem is not None:
+        raise InvalidValueError(f"invalid {what}: {problem}")
+    return value
+
+
 def normalized_text(text: str) -> str:
     """The form dedup compares: NFKC, case-folded, whitespace collapsed."""
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())

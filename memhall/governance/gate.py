@@ -23,9 +23,28 @@ class Refused(Exception):
         self.error = error
 
 
+#: the rule a refusal is recorded under when no rule permits the request
+NO_RULE = "no-rule-permits"
+
+
 def denial(decision: Decision) -> PolicyDeniedError:
     rule = decision.rule_id or "no rule permits"
     message = decision.message or f"refused by {rule}"
     if decision.rule_id and decision.rule_id not in message:
         message = f"{message} [{decision.rule_id}]"
-    return PolicyDeniedError(f"refused: {message}")
+    return PolicyDeniedError(f"refused: {message}", rule=decision.rule_id or NO_RULE,
+                             domain=decision.request.domain)
+
+
+def roles_hint(gate: Gate, domain: str, policy_dir: str | None) -> str:
+    """What to do when a refusal names a domain roles.yaml does not declare
+    ("" when it does, or when the gate cannot say: only the Cedar `PolicySet`
+    reads roles.yaml)."""
+    declared = getattr(gate, "domains", None)
+    if not domain or not isinstance(declared, tuple) or domain in declared:
+        return ""
+    if policy_dir is None:
+        return (f"domain {domain!r} is not in the built-in roles.yaml: run `memhall init` for a "
+                f"memhall-policy/roles.yaml of your own, add {domain} there, then `memhall policy check`")
+    return (f"domain {domain!r} is not in {policy_dir}/roles.yaml: add it under `domains:` and give "
+            f"it roles under `roles:`, then `memhall policy check`")

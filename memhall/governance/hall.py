@@ -22,6 +22,8 @@ from memhall.domains.errors import (
     DomainExistsError,
     InvalidValueError,
     MemhallError,
+    NotFoundError,
+    RefusedError,
     UnknownDomainError,
 )
 from memhall.domains.records import DomainStream as DomainOpened
@@ -34,7 +36,7 @@ from memhall.domains.values import (
     principal_name,
 )
 from memhall.governance.facts import draft_facts, entry_facts, write_action
-from memhall.governance.gate import Gate, Refused, denial
+from memhall.governance.gate import NO_RULE, Gate, Refused, denial
 from memhall.governance.requests import unresolved_pending
 from memhall.governance.store import Store
 from memhall.governance.streams import DomainStream, Streams
@@ -105,7 +107,13 @@ class Hall:
         *,
         rule: str,
     ) -> None:
-        """Record a refusal in the domain's stream, then abort the use case."""
+        """Record a refusal in the domain's stream, then abort the use case.
+        Whatever refused it — the policy or a rule of the domain (a "no" to one
+        of the four questions, a stranger's dissent) — the caller gets a
+        refusal: exit 3, naming the rule it is recorded under."""
+        if isinstance(error, NotFoundError):
+            raise error  # a wrong id is a mistake, not a refusal: nothing is recorded
+        rule = rule or NO_RULE
         refusal = Refusal(
             action=request.action.value,
             resource_type=request.resource_type.value,
@@ -113,9 +121,11 @@ class Hall:
             layer=request.target_layer or request.layer,
             reason=str(error),
             actor=request.principal,
-            rule=rule or "no-rule-permits",
+            rule=rule,
         )
         stream.save(session, refusal)
+        if not isinstance(error, RefusedError):
+            error = RefusedError(str(error), rule=rule, domain=stream.name)
         raise Refused(error)
 
     def _record_system_refusal(self, actor: str, action: Action, domain: str, reason: str) -> None:

@@ -97,7 +97,9 @@ def answer(hall: Hall, actor: str, domain: str, request_id: UUID, entry_id: UUID
         row = session.execute(select(entries.c.layer, entries.c.status)
                               .where(entries.c.id == str(entry_id))).first()
         problem = (
-            NotFoundError("entry", entry_id) if row is None
+            # a refusal, not a mere mistake: the id may name another domain's memory
+            InvalidValueError(f"no entry {entry_id} in {stream.name}: an answer cites memory of "
+                              "this domain") if row is None
             else InvalidValueError(f"entry {entry_id} is {row.status}: answer with current memory")
             if row.status != "active"
             else InvalidValueError(f"entry {entry_id} is L1, a candidate: an answer cites L2 or above, "

@@ -24,27 +24,6 @@ from sqlalchemy.exc import OperationalError
 BUSY_TIMEOUT_S = 30
 #: after the busy timeout, how long a writer keeps retrying (with jitter) before it fails
 RETRY_S = 120
-STORE_DIR = ".memhall"
-STORE_FILE = "memhall.db"
-
-
-def resolve_url(store: str | None, cwd: Path | None = None) -> str:
-    """A SQLAlchemy URL, a plain path to a SQLite file, or the default.
-
-    The default is the `.memhall/` found walking up from the working
-    directory, as git finds `.git/`, else one created in the working directory.
-    """
-    if store and "://" in store:
-        return store
-    if store:
-        return f"sqlite:///{Path(store).expanduser().resolve()}"
-    here = (cwd or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        if (folder / STORE_DIR).is_dir():
-            return f"sqlite:///{folder / STORE_DIR / STORE_FILE}"
-    return f"sqlite:///{here / STORE_DIR / STORE_FILE}"
-
-
 def _sqlite_engine(url: str, *, immediate: bool) -> Engine:
     path = url.removeprefix("sqlite:///")
     if path and path != ":memory:":

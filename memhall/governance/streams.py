@@ -86,7 +86,7 @@ class DomainStream:
                 originator_id=aggregate_id, originator_version=version, topic=topic, state=state))
             aggregate = event.mutate(aggregate)  # type: ignore[attr-defined]
         if aggregate is None or (kind is not None and not isinstance(aggregate, kind)):
-            raise NotFoundError(what, aggregate_id)
+            raise NotFoundError(what, aggregate_id, self.name)
         return aggregate
 
     def save(self, conn: Connection, *aggregates: Aggregate) -> list[int]:

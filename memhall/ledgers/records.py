@@ -55,7 +55,8 @@ def authorize_materialization(hall: Hall, actor: str, domain: str, seat: str) ->
                    "across domains")
     if problem is not None:
         with hall.writing(stream) as session:
-            hall.refuse(session, stream, policy, PolicyDeniedError(problem[1]), rule=problem[0])
+            hall.refuse(session, stream, policy, PolicyDeniedError(problem[1], rule=problem[0]),
+                        rule=problem[0])
     return stream, decision
 
 

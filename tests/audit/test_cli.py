@@ -90,7 +90,7 @@ def test_verify_refuses_a_store_that_does_not_exist(in_tmp: Path) -> None:
     code, result = run("--store", str(in_tmp / "nothing.db"), "audit", "verify")
 
     assert code == 1
-    assert "no store at" in result.stderr
+    assert "no memhall store at" in result.stderr
     assert not (in_tmp / "nothing.db").exists()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -55,7 +56,9 @@ def test_a_broken_policy_stops_the_hall(tmp_path: Path) -> None:
 
     assert done.returncode == 3
     assert "seat.cedar:" in done.stderr
-    assert not (tmp_path / ".memhall" / "memhall.db").exists()
+    store = sqlite3.connect(tmp_path / ".memhall" / "memhall.db")  # made by init, still empty
+    assert store.execute("SELECT count(*) FROM mh_domains").fetchone() == (0,)
+    store.close()
 
 
 def test_rebuild_replays_every_domain(memhall: Invoke) -> None:
@@ -68,8 +71,6 @@ def test_rebuild_replays_every_domain(memhall: Invoke) -> None:
 
 
 def test_rebuild_brings_read_models_of_an_older_version_up_to_date(tmp_path: Path) -> None:
-    import sqlite3
-
     run_cli(["--as", "maki", "domain", "create", "company"], cwd=tmp_path)
     run_cli(["--as", "codex", "--domain", "company", "write", "--layer", "L2", "kept"], cwd=tmp_path)
     db = sqlite3.connect(tmp_path / ".memhall" / "memhall.db")

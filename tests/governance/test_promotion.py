@@ -8,9 +8,8 @@ import pytest
 
 from memhall.domains.entry import draft
 from memhall.domains.errors import (
-    InvalidTransitionError,
-    InvalidValueError,
     PolicyDeniedError,
+    RefusedError,
 )
 from memhall.domains.values import Layer
 from memhall.governance import history, promotions, sessions
@@ -66,7 +65,7 @@ def test_any_no_refuses_l1_to_l2_naming_the_question(hall: Hall, answers: dict[s
     entry = l1(hall)
     given = {"useful": True, "not_temporary": True, "safe": True, **answers}
 
-    with pytest.raises(InvalidValueError, match=question.replace("?", r"\?")):
+    with pytest.raises(RefusedError, match=question.replace("?", r"\?")):
         promotions.promote(hall, "codex", "company", entry, evidence=("ref",), **given)
 
     assert layer_of(hall, entry) == "L1"
@@ -171,7 +170,7 @@ def test_reject_and_withdraw_close_a_nomination_without_moving_the_entry(hall: H
 
     assert promotions.promotions(hall, "maki", "company") == []
     assert layer_of(hall, first) == layer_of(hall, second) == "L2"
-    with pytest.raises(InvalidTransitionError, match="is rejected"):
+    with pytest.raises(RefusedError, match="is rejected"):
         promotions.ratify(hall, "maki", "company", rejected.id)
 
 
@@ -195,7 +194,7 @@ def test_a_second_open_nomination_of_the_same_entry_is_refused(hall: Hall) -> No
     to_l2(hall, entry)
     promotions.nominate(hall, "claude", "company", entry, Layer.L3, "stale")
 
-    with pytest.raises(InvalidValueError, match="already has an open nomination"):
+    with pytest.raises(RefusedError, match="already has an open nomination"):
         promotions.nominate(hall, "claude", "company", entry, Layer.L3, "again")
 
 
@@ -205,9 +204,9 @@ def test_a_dissent_record_needs_every_council_member_and_only_them(hall: Hall) -
     to_l3(hall, entry)
     canon = promotions.nominate(hall, "claude", "company", entry, Layer.L4, "binding")
 
-    with pytest.raises(InvalidValueError, match="missing claude, codex"):
+    with pytest.raises(RefusedError, match="missing claude, codex"):
         promotions.dissent(hall, "claude", "company", canon.id, POSITIONS[:1])
-    with pytest.raises(InvalidValueError, match="not on the council of company: maki"):
+    with pytest.raises(RefusedError, match="not on the council of company: maki"):
         promotions.dissent(hall, "claude", "company", canon.id,
                            [*POSITIONS, {"member": "maki", "position": "agree", "reason": "x"}])
 

@@ -76,7 +76,7 @@ def test_a_seat_materializing_is_refused_with_exit_code_3(memhall: Invoke) -> No
 def test_materialize_outside_the_policy_budget_is_a_usage_error(memhall: Invoke) -> None:
     done = as_("claude", memhall)("materialize", "--seat", "gemini", "--task", "x", "--max-items", "20")
 
-    assert done.exit_code == 1
+    assert done.exit_code == 2
     assert "--max-items" in done.stderr
 
 
@@ -110,5 +110,5 @@ def test_answering_with_an_unknown_entry_fails_cleanly(memhall: Invoke) -> None:
 
     done = claude("answer", made["id"], "--entry", "00000000-0000-0000-0000-000000000000")
 
-    assert done.exit_code == 1
+    assert done.exit_code == 3
     assert "no entry" in done.stderr

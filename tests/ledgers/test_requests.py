@@ -9,10 +9,8 @@ import pytest
 from sqlalchemy import select
 
 from memhall.domains.errors import (
-    InvalidTransitionError,
-    InvalidValueError,
-    NotFoundError,
     PolicyDeniedError,
+    RefusedError,
 )
 from memhall.domains.request import MemoryRequest, RequestStatus
 from memhall.governance import history, requests
@@ -86,7 +84,7 @@ def test_an_answer_from_another_domain_is_refused(hall: Hall, write: Write) -> N
     made = ask(hall)
     elsewhere = write("billing of the family insurance", domain="family")
 
-    with pytest.raises(NotFoundError):
+    with pytest.raises(RefusedError, match="no entry"):
         requests.answer(hall, "claude", "company", UUID(made), UUID(elsewhere))
 
     assert last_audit(hall)["decision"] == "refused"
@@ -97,7 +95,7 @@ def test_an_inference_cannot_answer_a_request(hall: Hall, write: Write) -> None:
     made = ask(hall)
     guess = write("billing probably runs at night", layer="L1")
 
-    with pytest.raises(InvalidValueError, match="never an inference"):
+    with pytest.raises(RefusedError, match="never an inference"):
         requests.answer(hall, "claude", "company", UUID(made), UUID(guess))
 
 
@@ -126,7 +124,7 @@ def test_answering_an_expired_request_records_the_expiry_and_refuses(
     fact = write("billing runs nightly")
     clock.advance(hours=3)
 
-    with pytest.raises(InvalidTransitionError, match="expired"):
+    with pytest.raises(RefusedError, match="expired"):
         requests.answer(hall, "claude", "company", UUID(made), UUID(fact))
 
     topics = [e.topic for e in history.log(hall, "maki", "company", limit=2)]
@@ -154,7 +152,7 @@ def test_a_principal_without_a_role_cannot_request(hall: Hall) -> None:
 
 
 def test_a_request_needs_a_need(hall: Hall) -> None:
-    with pytest.raises(InvalidValueError, match="--need"):
+    with pytest.raises(RefusedError, match="--need"):
         requests.request_memory(hall, "gemini", "company", "gemini", "  ")
 
 

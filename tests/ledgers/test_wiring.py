@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 
 from memhall.domains.entry import draft
-from memhall.domains.errors import InvalidValueError
+from memhall.domains.errors import RefusedError
 from memhall.governance import requests, sessions
 from memhall.governance.hall import Hall
 
@@ -30,5 +30,5 @@ def test_a_seat_marks_memory_pending_only_on_an_open_request(hall: Hall) -> None
                                                    pending_requests=(made.id,)))
 
     assert not marked.duplicate
-    with pytest.raises(InvalidValueError, match="no memory request"):
+    with pytest.raises(RefusedError, match="no memory request"):
         hall.write("gemini", "company", draft(text="plan B", pending_requests=("nope",)))
