@@ -112,6 +112,9 @@ class HallGroup(click.Group):
             code = failure.report(EXIT_ERROR, f"error: the store cannot be used: {reason}")
         except (KeyboardInterrupt, BrokenPipeError):
             code = EXIT_ERROR
+        except UnicodeDecodeError:
+            # input read at a prompt or from a file that is not UTF-8; nothing was written
+            code = failure.report(EXIT_ERROR, "error: the input is not valid UTF-8")
         except Exception as error:  # the last line of defence: no traceback for users
             if verbose:
                 raise
