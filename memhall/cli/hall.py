@@ -70,6 +70,8 @@ def wrap_up(app: App, summary: str | None, session_id: str | None, pointers: tup
 @click.option("--person", "people", multiple=True, help="A person this is about.")
 @click.option("--place", "places", multiple=True, help="A place this is about.")
 @click.option("--topic", "topics", multiple=True, help="A topic this is about.")
+@click.option("--to", "addressees", multiple=True, help="Who this was said or written to (they hold it).")
+@click.option("--present", "participants", multiple=True, help="Who else was there (they hold it).")
 @click.option("--source", "source_kind", type=SOURCES, default="firsthand", show_default=True,
               help="Where it came from.")
 @click.option("--source-agent", help="Who said it (hearsay only).")
@@ -86,7 +88,8 @@ def wrap_up(app: App, summary: str | None, session_id: str | None, pointers: tup
 @json_option
 @pass_app
 def write(app: App, text: str | None, layer: str, kind: str, people: tuple[str, ...],
-          places: tuple[str, ...], topics: tuple[str, ...], source_kind: str, source_agent: str | None,
+          places: tuple[str, ...], topics: tuple[str, ...], addressees: tuple[str, ...],
+          participants: tuple[str, ...], source_kind: str, source_agent: str | None,
           evidence_refs: tuple[str, ...], claim_root: str | None, confidence: int | None,
           interpretation: str | None, supersedes: str | None, pending: tuple[str, ...],
           session_id: str | None, idempotency_key: str | None, payload: IO[bytes] | None) -> None:
@@ -108,6 +111,7 @@ def write(app: App, text: str | None, layer: str, kind: str, people: tuple[str, 
         entry = draft(
             layer=layer, kind=kind, text=text or "", interpretation=interpretation,
             tags={"people": people, "places": places, "topics": topics},
+            addressees=addressees, participants=participants,
             provenance={"source_kind": source_kind, "source_agent_id": source_agent,
                         "evidence_refs": evidence_refs, "claim_root_id": claim_root},
             confidence=confidence, session_id=session_of(app, session_id),

@@ -21,6 +21,7 @@ from memhall.domains.values import (
     SourceKind,
     Status,
     normalized_text,
+    principal_name,
     text_problem,
 )
 
@@ -112,6 +113,14 @@ class EntryDraft(BaseModel):
     thread: str | None = Field(default=None, min_length=1, max_length=128)
     #: when it happened or was said (default: when it is recorded; never later)
     occurred_at: datetime | None = None
+    #: who it was said or written to, and who else was there: they hold it too
+    addressees: tuple[str, ...] = ()
+    participants: tuple[str, ...] = ()
+
+    @field_validator("addressees", "participants")
+    @classmethod
+    def _principals(cls, names: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(sorted({principal_name(n) for n in names}))
 
     @field_validator("text", "interpretation", "session_id", "pending_requests", "pointers",
                      "idempotency_key", mode="before")
@@ -174,6 +183,8 @@ class Entry(Aggregate):
         idempotency_key: str | None = None
         thread: str | None = None
         occurred_at: datetime | None = None
+        addressees: tuple[str, ...] = ()
+        participants: tuple[str, ...] = ()
 
     class Superseded(Aggregate.Event):
         TOPIC = "memhall.Entry.Superseded"
@@ -222,10 +233,14 @@ class Entry(Aggregate):
         rule: str,
         thread: str | None = None,
         occurred_at: datetime | None = None,
+        addressees: tuple[str, ...] = (),
+        participants: tuple[str, ...] = (),
     ) -> None:
         self.domain = domain
         self.thread = thread
         self.occurred_at = occurred_at
+        self.addressees = addressees
+        self.participants = participants
         self.layer = layer
         self.kind = kind
         self.text = text
@@ -269,6 +284,8 @@ class Entry(Aggregate):
             rule=rule,
             thread=entry.thread,
             occurred_at=entry.occurred_at,
+            addressees=entry.addressees,
+            participants=entry.participants,
         )
 
     @property

@@ -42,6 +42,8 @@ class MemoryRequest(Aggregate):
         TOPIC = "memhall.MemoryRequest.Answered"
         entry_id: UUID
         answered_at: datetime
+        #: the seat the answer is for: it now holds the entry (exposure)
+        seat: str = ""
 
     class Expired(Aggregate.Event):
         TOPIC = "memhall.MemoryRequest.Expired"
@@ -91,10 +93,10 @@ class MemoryRequest(Aggregate):
         status = self.status_at(now)
         if status is not RequestStatus.OPEN:
             raise InvalidTransitionError(f"memory request {self.id} is {status.value}, not open")
-        self._answered(entry_id=entry_id, answered_at=now, actor=actor, rule=rule)
+        self._answered(entry_id=entry_id, answered_at=now, seat=self.seat, actor=actor, rule=rule)
 
     @event(Answered)
-    def _answered(self, entry_id: UUID, answered_at: datetime, actor: str, rule: str) -> None:
+    def _answered(self, entry_id: UUID, answered_at: datetime, seat: str, actor: str, rule: str) -> None:
         self.status = RequestStatus.ANSWERED
         self.answer_entry = entry_id
         self.answered_by = actor

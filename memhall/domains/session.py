@@ -20,6 +20,8 @@ class Session(Aggregate):
         TOPIC = "memhall.Session.Opened"
         domain: str
         principal: str
+        #: the entries the handoff that opened it handed over (the principal now holds them)
+        handed: tuple[str, ...] = ()
 
     class WrappedUp(Aggregate.Event):
         TOPIC = "memhall.Session.WrappedUp"
@@ -28,8 +30,14 @@ class Session(Aggregate):
     class Closed(Aggregate.Event):
         TOPIC = "memhall.Session.Closed"
 
+    @classmethod
+    def open(cls, domain: str, principal: str, *, actor: str, rule: str,
+             handed: tuple[str, ...] = ()) -> Session:
+        return cls(domain=domain, principal=principal, actor=actor, rule=rule, handed=handed)
+
     @event(Opened)
-    def __init__(self, *, domain: str, principal: str, actor: str, rule: str) -> None:
+    def __init__(self, *, domain: str, principal: str, actor: str, rule: str,
+                 handed: tuple[str, ...]) -> None:
         self.domain = domain
         self.principal = principal
         self.summary_entry: UUID | None = None

@@ -350,6 +350,6 @@ class Hall:
     # -- sessions ----------------------------------------------------------------
 
     def open_session(self, session: Connection, stream: DomainStream, actor: str, rule: str) -> WorkSession:
-        work = WorkSession(domain=stream.name, principal=actor, actor=actor, rule=rule)
+        work = WorkSession.open(stream.name, actor, actor=actor, rule=rule)
         stream.save(session, work)
         return work

@@ -17,7 +17,15 @@ from eventsourcing.persistence import (
 from eventsourcing.utils import get_topic, resolve_topic
 from pydantic import BaseModel
 
-from memhall.domains import entry, materialization, promotion, records, request, session  # noqa: F401 (registers every event topic)
+from memhall.domains import (  # noqa: F401 (registers every event topic)
+    entry,
+    materialization,
+    promotion,
+    recall,
+    records,
+    request,
+    session,
+)
 
 
 class OrjsonTranscoder(Transcoder):

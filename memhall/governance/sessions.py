@@ -109,7 +109,7 @@ def wrap_up(
         if session_id:
             work: WorkSession = _session(stream, session_id)
         else:
-            work = WorkSession(domain=stream.name, principal=actor, actor=actor, rule=rule)
+            work = WorkSession.open(stream.name, actor, actor=actor, rule=rule)
         loops = [
             Entry.write(stream.name, draft(layer="L2", kind="open-loop", text=text,
                                            session_id=str(work.id)),

@@ -118,6 +118,7 @@ class DomainTables:
         self.materializations = _table(schema.MATERIALIZATIONS, self.prefix, md)
         # Every event, allowed or refused, as a reviewable row (SPEC §8).
         self.audit = _table(schema.AUDIT, self.prefix, md)
+        self.exposure = _table(schema.EXPOSURE, self.prefix, md)
         # The hash chain is not a projection: it is never rebuilt from the log.
         self.chain = Table(
             self.prefix + "chain",
@@ -130,7 +131,7 @@ class DomainTables:
     def projections(self) -> tuple[Table, ...]:
         """Read models that `rebuild` may drop and replay (never the chain)."""
         return (self.entries, self.sessions, self.promotions, self.requests,
-                self.materializations, self.audit)
+                self.materializations, self.audit, self.exposure)
 
 
 @cache

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Protocol, runtime_checkable
 
 from sqlalchemy import select
 
@@ -12,6 +11,7 @@ from memhall.domains.errors import PolicyDeniedError
 from memhall.domains.materialization import Excluded, Materialization
 from memhall.domains.values import principal_name
 from memhall.governance import requests  # noqa: F401 (registers the record's projection)
+from memhall.governance.exposure import KnowsRoles
 from memhall.governance.hall import Hall
 from memhall.governance.streams import DomainStream
 from memhall.governance.views import View, as_utc
@@ -30,11 +30,6 @@ class MaterializationView(View):
     ledger_c: list[dict[str, str]]
     digest: str
     created_at: datetime
-
-
-@runtime_checkable
-class KnowsRoles(Protocol):
-    def roles_of(self, principal: str, domain: str) -> frozenset[str]: ...
 
 
 def authorize_materialization(hall: Hall, actor: str, domain: str, seat: str) -> tuple[DomainStream, Decision]:

@@ -4,7 +4,13 @@ Importing the package registers every handler. It imports neither pydantic nor
 SQLAlchemy: the fast handoff path writes through it too.
 """
 
-from memhall.governance.projection import entries, promotions, requests, sessions  # noqa: F401
+from memhall.governance.projection import (  # noqa: F401 (each registers its handlers)
+    entries,
+    exposure,
+    promotions,
+    requests,
+    sessions,
+)
 from memhall.governance.projection.ops import ops_for
 
 __all__ = ["ops_for"]

@@ -112,8 +112,21 @@ AUDIT = TableSpec("audit", "position", (
 #: the full-text rows of entries (SQLite FTS5; PostgreSQL indexes the entries table itself)
 SEARCH = TableSpec("search", "entry_id", (_req("entry_id"), _req("body")))
 
+
+#: who holds which entry, and how it reached them (SPEC §5 exposure, §6 "REMEMBERS"):
+#: one row per (event, holder, entry). Chairs and the ratify owner hold their
+#: whole domain by role — a rule (memhall.governance.exposure), not rows.
+EXPOSURE = TableSpec("exposure", "id", (
+    _req("id"), _req("holder"), _req("entry_id"), _req("via"), _req("position", POSITION),
+    _req("at", TIME),
+), (
+    ("exposure_holder", ("holder", "entry_id", "position"), False),
+    ("exposure_entry", ("entry_id", "position"), False),
+))
+
 #: every read model `rebuild` may drop and replay, and `audit verify` recomputes
-READ_MODELS: tuple[TableSpec, ...] = (ENTRIES, SESSIONS, PROMOTIONS, REQUESTS, MATERIALIZATIONS, AUDIT)
+READ_MODELS: tuple[TableSpec, ...] = (ENTRIES, SESSIONS, PROMOTIONS, REQUESTS, MATERIALIZATIONS, AUDIT,
+                                      EXPOSURE)
 BY_SUFFIX = {spec.suffix: spec for spec in (*READ_MODELS, SEARCH)}
 
 
@@ -141,3 +154,4 @@ def from_sql(spec: TableSpec, values: tuple[Any, ...] | list[Any]) -> dict[str, 
         else:
             row[col.name] = str(value)
     return row
+
