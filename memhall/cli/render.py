@@ -48,6 +48,9 @@ def handoff(view: HandoffView) -> str:
     if view.open_requests:
         lines += ["", "## Open memory requests"]
         lines += [f"- {r.get('summary', r)}" for r in view.open_requests]
+    if view.incubation:
+        lines += ["", "## Incubating (unresolved contradictions and open questions)"]
+        lines += [f"- {i.get('summary', i)}" for i in view.incubation]
     return "\n".join(lines)
 
 

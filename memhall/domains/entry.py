@@ -11,6 +11,7 @@ from eventsourcing.domain import event
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from memhall.domains.aggregate import Aggregate
+from memhall.domains.dynamics.encoding import EncodingRecord
 from memhall.domains.errors import InvalidTransitionError, InvalidValueError
 from memhall.domains.values import (
     DEFAULT_IMPLANTED_CONFIDENCE,
@@ -185,6 +186,8 @@ class Entry(Aggregate):
         occurred_at: datetime | None = None
         addressees: tuple[str, ...] = ()
         participants: tuple[str, ...] = ()
+        #: the encoder's output at write time (emotion, entities); None before encoding existed
+        encoding: EncodingRecord | None = None
 
     class Superseded(Aggregate.Event):
         TOPIC = "memhall.Entry.Superseded"
@@ -235,8 +238,10 @@ class Entry(Aggregate):
         occurred_at: datetime | None = None,
         addressees: tuple[str, ...] = (),
         participants: tuple[str, ...] = (),
+        encoding: EncodingRecord | None = None,
     ) -> None:
         self.domain = domain
+        self.encoding = encoding
         self.thread = thread
         self.occurred_at = occurred_at
         self.addressees = addressees
@@ -260,7 +265,8 @@ class Entry(Aggregate):
 
     @classmethod
     def write(
-        cls, domain: str, entry: EntryDraft, *, actor: str, rule: str, implanted: int
+        cls, domain: str, entry: EntryDraft, *, actor: str, rule: str, implanted: int,
+        encoding: EncodingRecord | None = None,
     ) -> Entry:
         if entry.layer not in (Layer.L1, Layer.L2):
             raise InvalidValueError(
@@ -286,6 +292,7 @@ class Entry(Aggregate):
             occurred_at=entry.occurred_at,
             addressees=entry.addressees,
             participants=entry.participants,
+            encoding=encoding,
         )
 
     @property

@@ -17,6 +17,7 @@ from uuid import UUID
 
 from sqlalchemy import Connection, select
 
+from memhall.domains.dynamics.encoding import Encoder
 from memhall.domains.entry import Entry, EntryDraft
 from memhall.domains.errors import (
     DomainExistsError,
@@ -35,6 +36,7 @@ from memhall.domains.values import (
     domain_name,
     principal_name,
 )
+from memhall.governance.encodings import default_encoder, encoded
 from memhall.governance.facts import draft_facts, entry_facts, write_action
 from memhall.governance.gate import NO_RULE, Gate, Refused, denial
 from memhall.governance.requests import unresolved_pending
@@ -56,8 +58,11 @@ class Hall:
         *,
         implanted_confidence: int = DEFAULT_IMPLANTED_CONFIDENCE,
         clock: Callable[[], datetime] | None = None,
+        encoder: Encoder | None = None,
     ) -> None:
         self.store = store
+        #: what each new entry is encoded with (emotion, entities), recorded in its event
+        self.encoder = encoder or default_encoder()
         self.gate = gate
         self.streams = Streams(store)
         self.implanted_confidence = implanted_confidence
@@ -224,7 +229,8 @@ class Hall:
                 return WriteResult(entry_id=duplicate, domain=stream.name, layer=entry.layer.value,
                                    duplicate_of=duplicate, rule=decision.rule_id)
             new = Entry.write(stream.name, entry, actor=actor, rule=decision.rule_id,
-                              implanted=self.implanted_confidence)
+                              implanted=self.implanted_confidence,
+                              encoding=encoded(self.encoder, entry, actor, self.clock()))
             changed: list[Any] = [new]
             if supersedes is not None:
                 old: Entry = stream.get(supersedes, kind=Entry)
@@ -252,7 +258,8 @@ class Hall:
                 duplicate = self.replayed(session, stream, entry) or seen.get(key)
                 if duplicate is None:
                     new = Entry.write(stream.name, entry, actor=actor, rule=decision.rule_id,
-                                      implanted=self.implanted_confidence)
+                                      implanted=self.implanted_confidence,
+                                      encoding=encoded(self.encoder, entry, actor, self.clock()))
                     fresh.append(new)
                     seen[key] = str(new.id)
                 results.append(WriteResult(entry_id=duplicate or seen[key], domain=stream.name,

@@ -17,7 +17,7 @@ from memhall.domains.entry import Entry, draft
 from memhall.domains.errors import InvalidValueError, MemhallError, NotFoundError
 from memhall.domains.session import Session as WorkSession
 from memhall.domains.values import HANDOFF_KINDS, Kind, Layer, principal_name
-from memhall.governance import promotion_records, requests
+from memhall.governance import incubation, promotion_records, requests
 from memhall.governance.hall import Hall
 from memhall.governance.streams import DomainStream
 from memhall.governance.views import EntryView, HandoffView, WrapUpResult
@@ -28,7 +28,7 @@ HANDOFF_LOOPS = 20
 
 #: extra sections other modules add to a handoff (pending nominations, requests)
 HandoffSection = Callable[[Connection, DomainStream], dict[str, list[dict[str, Any]]]]
-handoff_sections: list[HandoffSection] = [promotion_records.pending_section]
+handoff_sections: list[HandoffSection] = [promotion_records.pending_section, incubation.section]
 
 
 def latest_state(conn: Connection, stream: DomainStream, limit: int = HANDOFF_LATEST) -> list[EntryView]:

@@ -94,10 +94,13 @@ class HandoffView(View):
     open_loops: list[EntryView] = []
     pending_nominations: list[dict[str, Any]] = []
     open_requests: list[dict[str, Any]] = []
+    #: unresolved contradictions and open questions (SPEC §7), oldest first
+    incubation: list[dict[str, Any]] = []
 
     @property
     def empty(self) -> bool:
-        return not (self.latest or self.open_loops or self.pending_nominations or self.open_requests)
+        return not (self.latest or self.open_loops or self.pending_nominations or self.open_requests
+                    or self.incubation)
 
 
 class SearchView(View):

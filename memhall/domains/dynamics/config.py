@@ -40,6 +40,9 @@ class ConsolidationConfig(_Section):
     min_cluster: int = Field(default=3, ge=2)
     #: How much of each episode's first sentence the extractive note quotes.
     snippet_chars: int = Field(default=160, ge=20)
+    #: Ours: a note cites (and quotes) at most this many episodes; a busier entity's
+    #: episodes are cut, in time order, into several notes, each citing all of its own.
+    max_sources: int = Field(default=20, ge=2, le=500)
 
 
 class MoodConfig(_Section):
@@ -93,6 +96,9 @@ class WanderingConfig(_Section):
     novelty_threshold: float = Field(default=0.5, ge=0, lt=1)
     #: "graph.add_edge(current, next_node, weight=0.1, source="wandering")"
     insight_weight: float = Field(default=0.1, gt=0, le=1)
+    #: Ours: an insight cites at most this many memories behind its two nodes (the
+    #: strongest links of each first); a busy node can stand on thousands.
+    max_sources: int = Field(default=20, ge=2, le=500)
 
 
 class ReconsolidationConfig(_Section):
@@ -100,6 +106,9 @@ class ReconsolidationConfig(_Section):
 
     #: "update_strength=0.05  # 极小，避免记忆被过度改写"; SPEC §7 makes 0.05 the ceiling.
     update_strength: float = Field(default=0.05, ge=0, le=0.05)
+    #: Ours: a reconsolidated salience s moves the retrieval weight by 1 + this · 2(s − 0.5),
+    #: so within 1 ± this (0.1: "slightly", like the mood).
+    salience_weight: float = Field(default=0.1, ge=0, le=0.5)
 
 
 class DynamicsConfig(_Section):

@@ -65,7 +65,8 @@ def consolidate(records: Iterable[MemoryRecord], as_of: datetime, config: Consol
     made = set(existing) | {note_key(r.causes) for r in records if r.source == CONSOLIDATION}
     episodes = {r.id: r for r in records if _eligible(r, start, as_of)}
     clusters = _clusters(episodes.values(), config.min_cluster)
-    notes = [_note(subjects, [episodes[i] for i in ids], config) for ids, subjects in clusters.items()]
+    notes = [_note(subjects, part, config) for ids, subjects in clusters.items()
+             for part in _parts([episodes[i] for i in ids], config)]
     fresh = [n for n in notes if n.key not in made]
     return sorted(fresh, key=lambda n: (-n.priority, n.key))
 
@@ -89,8 +90,19 @@ def _clusters(episodes: Iterable[MemoryRecord], minimum: int) -> dict[frozenset[
     return {ids: nodes for ids, nodes in sets.items() if not any(ids < other for other in sets)}
 
 
+def _parts(sources: list[MemoryRecord], config: ConsolidationConfig) -> list[list[MemoryRecord]]:
+    """The cluster in time order, cut into runs of at most max_sources; a short last run
+    joins the one before it rather than fall under min_cluster."""
+    ordered = sorted(sources, key=lambda r: (r.occurred_at, r.id))
+    size = config.max_sources
+    parts = [ordered[i:i + size] for i in range(0, len(ordered), size)]
+    if len(parts) > 1 and len(parts[-1]) < config.min_cluster:
+        parts[-2:] = [parts[-2] + parts[-1]]
+    return parts
+
+
 def _note(subjects: Sequence[Node], sources: list[MemoryRecord], config: ConsolidationConfig) -> NoteProposal:
-    sources.sort(key=lambda r: (r.occurred_at, r.id))
+    sources = sorted(sources, key=lambda r: (r.occurred_at, r.id))
     first, last = sources[0].occurred_at, sources[-1].occurred_at
     about = ", ".join(n.name for n in subjects)
     head = f"About {about} ({len(sources)} episodes, {first.date().isoformat()} to {last.date().isoformat()}): "

@@ -67,6 +67,27 @@ class Encoding(BaseModel):
     occurred_at: AwareDatetime
     emotion: Emotion
 
+    def record(self) -> EncodingRecord:
+        return EncodingRecord(encoder=self.encoder, encoder_version=self.encoder_version,
+                              content=self.content, entities=self.entities, emotion=self.emotion)
+
+
+class EncodingRecord(BaseModel):
+    """What an entry keeps of its encoding: the encoder's output, named and versioned.
+
+    The inputs (text, speaker, addressees, participants, occurred_at) are the
+    entry's own fields; a rebuild reads this record back and never encodes again.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    encoder: str
+    encoder_version: str
+    #: the text anchored in time and people ("entity completion")
+    content: str
+    entities: tuple[str, ...] = ()
+    emotion: Emotion = Emotion()
+
 
 class Encoder(Protocol):
     """What the hall needs from an encoder.

@@ -14,6 +14,7 @@ known is filtered from the proposals afterwards, so a second run proposes nothin
 
 from __future__ import annotations
 
+import hashlib
 import random
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
@@ -25,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memhall.domains.dynamics.config import WanderingConfig
 from memhall.domains.dynamics.graph import Node, NodeKind, Pair, TagGraph, pair
+from memhall.domains.dynamics.record import WANDERING
 from memhall.domains.values import Layer
 
 
@@ -112,8 +114,7 @@ def _as_text(nodes: Pair) -> tuple[str, str]:
 def _insight(graph: TagGraph, x: Node, y: Node, score: float, seed: int, step: int,
              path: Sequence[Node], config: WanderingConfig) -> InsightProposal:
     a, b = pair(x, y)
-    behind = {i for node in (a, b) for link in graph.neighbours(node, wandering=False).values()
-              for i in link.memory_ids}
+    behind = _behind(graph, (a, b), config.max_sources)
     names = {kind: tuple(sorted({n.name for n in (a, b) if n.kind is kind})) for kind in NodeKind}
     return InsightProposal(
         key=f"wandering:{a}|{b}", text=f"Wandering linked {a.name} ({a.kind.value}) "
@@ -122,6 +123,29 @@ def _insight(graph: TagGraph, x: Node, y: Node, score: float, seed: int, step: i
         topics=names[NodeKind.TOPIC], novelty=round(score, 6), seed=seed, step=step,
         walk=tuple(str(n) for n in path), source_ids=tuple(sorted(behind)),
     )
+
+
+def _behind(graph: TagGraph, nodes: Sequence[Node], cap: int) -> set[str]:
+    """The memories behind the nodes, at most `cap`: each node's strongest links first,
+    taking turns, so a busy node cannot crowd out the other."""
+    queues = []
+    for node in nodes:
+        links = sorted(graph.neighbours(node, wandering=False).values(),
+                       key=lambda link: (-link.weight, str(link.other(node))))
+        queues.append(list(dict.fromkeys(i for link in links for i in sorted(link.memory_ids))))
+    chosen: set[str] = set()
+    for turn in range(max((len(q) for q in queues), default=0)):
+        if len(chosen) >= cap:
+            break
+        for queue in queues:
+            if turn < len(queue) and len(chosen) < cap:
+                chosen.add(queue[turn])
+    return chosen
+
+
+def insight_key(proposal_key: str) -> str:
+    """The hall's idempotency key of an insight: its nodes, hashed to a bounded length."""
+    return f"{WANDERING}:{hashlib.sha256(proposal_key.encode('utf-8')).hexdigest()[:32]}"
 
 
 def _pick(rng: random.Random, options: Sequence[Node], weights: Sequence[float]) -> Node:

@@ -74,6 +74,8 @@ ENTRIES = TableSpec("entries", "id", (
     ("entries_dedup", ("dedup_key",), False),
     ("entries_root", ("claim_root_id",), False),
     ("entries_idempotency", ("idempotency_key",), True),
+    # the incubation pool reads unsettled claims at every handoff
+    ("entries_state", ("state", "status"), False),
 ))
 
 SESSIONS = TableSpec("sessions", "id", (
@@ -124,9 +126,21 @@ EXPOSURE = TableSpec("exposure", "id", (
     ("exposure_entry", ("entry_id", "position"), False),
 ))
 
+#: the encoding each entry was written with (SPEC §7): its emotion and entities, as recorded
+ENCODINGS = TableSpec("encodings", "entry_id", (
+    _req("entry_id"), _req("encoder"), _req("encoder_version"), _req("emotion", JSON),
+    _req("entities", JSON),
+))
+
+#: reconsolidation: the retrieval-metadata nudges one recall gave one holder's entry
+NUDGES = TableSpec("nudges", "id", (
+    _req("id"), _req("holder"), _req("entry_id"), _req("deltas", JSON), _req("position", POSITION),
+    _req("at", TIME),
+), (("nudges_holder", ("holder", "entry_id", "position"), False),))
+
 #: every read model `rebuild` may drop and replay, and `audit verify` recomputes
 READ_MODELS: tuple[TableSpec, ...] = (ENTRIES, SESSIONS, PROMOTIONS, REQUESTS, MATERIALIZATIONS, AUDIT,
-                                      EXPOSURE)
+                                      EXPOSURE, ENCODINGS, NUDGES)
 BY_SUFFIX = {spec.suffix: spec for spec in (*READ_MODELS, SEARCH)}
 
 

@@ -130,3 +130,14 @@ def test_every_note_cites_enough_recent_sources_in_sorted_order(records: list[Me
         assert list(note.source_ids) == sorted(note.source_ids)
         assert len(note.source_ids) >= CONFIG.min_cluster
         assert all(day(3) <= by_id[i].occurred_at <= AS_OF for i in note.source_ids)
+
+
+def test_a_busy_entity_is_cut_in_time_order_into_notes_of_at_most_max_sources() -> None:
+    config = ConsolidationConfig(max_sources=4, min_cluster=3)
+    busy = [memory(f"e{i:02d}", at=i * 0.5, people=("xiaomei",), text=f"Episode {i}.") for i in range(10)]
+
+    notes = consolidate(busy, day(6), config)
+
+    cited = sorted(len(n.source_ids) for n in notes)
+    assert cited == [4, 6]  # 4 + 4 + 2: the short last run joins the one before it
+    assert sorted(i for n in notes for i in n.source_ids) == [r.id for r in busy]

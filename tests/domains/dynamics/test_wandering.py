@@ -125,3 +125,25 @@ def test_wandering_is_deterministic_and_idempotent_over_any_graph(
     assert after.insights == ()
     for insight in first.insights:
         assert graph.link(Node.parse(insight.nodes[0]), Node.parse(insight.nodes[1])) is None
+
+
+def test_an_insight_cites_at_most_max_sources_memories_from_both_of_its_nodes() -> None:
+    hub = [memory(f"h{i:03d}", people=("a", f"friend{i}")) for i in range(50)]
+    island = [memory(f"x{i}", topics=("x", f"y{i}"), at=200) for i in range(5)]
+    config = WanderingConfig(exploration_rate=1, max_sources=6)
+
+    walk = wander(TagGraph.build([*hub, *island]), seed=3, config=config, steps=200)
+
+    joined = [i for i in walk.insights if {"person:a", "topic:x"} == set(i.nodes)]
+    assert walk.insights and all(len(i.source_ids) <= 6 for i in walk.insights)
+    for insight in joined:
+        assert any(s.startswith("h") for s in insight.source_ids)
+        assert any(s.startswith("x") for s in insight.source_ids)
+
+
+def test_the_hall_key_of_an_insight_is_bounded_and_marks_its_source() -> None:
+    from memhall.domains.dynamics.wandering import insight_key
+
+    key = insight_key("wandering:person:" + "a" * 300 + "|topic:b")
+
+    assert key.startswith("wandering:") and len(key) == len("wandering:") + 32

@@ -1,0 +1,152 @@
+"""Retrieval weights from the dynamics: what recall multiplies in, and the nudges it records.
+
+For one observer, each candidate of a recall's pool gets a few bounded
+factors — its retention (forgetting: 1, or the faded weight below the
+threshold), its source (a wandering insight weighs `insight_weight`), the
+mood's congruence (1 ± max_reweight), one-hop activation from the task's nodes
+(up to 1 + spread_factor) and its reconsolidated salience (1 ± salience_weight)
+— and their product. None of them is a fact, none is shown as text; `--explain`
+may show them. The nudges are what the recall's one event carries for
+reconsolidation. Everything here is a function of a `Snapshot` the hall read
+and an as-of time, so it is the same after a rebuild.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from memhall.domains.dynamics.activation import Tier, boosts, spread
+from memhall.domains.dynamics.config import DynamicsConfig, TierConfig
+from memhall.domains.dynamics.encoding import Emotion
+from memhall.domains.dynamics.forgetting import retention_of
+from memhall.domains.dynamics.graph import Node, TagGraph, entity_nodes
+from memhall.domains.dynamics.mood import Mood, mood, mood_factor
+from memhall.domains.dynamics.reconsolidation import Context, RetrievalMeta, reconsolidate
+from memhall.domains.dynamics.record import WANDERING, MemoryRecord
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the hall read of one observer's memory for one recall."""
+
+    observer: str
+    #: the candidates (any other memory the caller wants weighed may be here too)
+    records: Mapping[str, MemoryRecord]
+    #: the observer's newest memories, for the mood
+    recent: Sequence[MemoryRecord] = ()
+    #: recorded wandering insights: their weak links spread activation too
+    insights: Sequence[MemoryRecord] = ()
+    #: summed reconsolidation deltas per memory id (field -> delta)
+    nudges: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    config: DynamicsConfig = DynamicsConfig()
+
+
+@dataclass(frozen=True)
+class Weights:
+    """The dynamics' factors of one candidate; `factor` is what fusion multiplies in."""
+
+    strength: float
+    reviews: int
+    stability_days: float
+    faded: bool
+    retention: float
+    source: float
+    mood: float
+    activation: float
+    salience: float
+    #: its retrieval metadata after every recall's nudge
+    meta: RetrievalMeta
+
+    @property
+    def factor(self) -> float:
+        return self.retention * self.source * self.mood * self.activation * self.salience
+
+
+def meta_of(record: MemoryRecord, deltas: Mapping[str, float] | None) -> RetrievalMeta:
+    """A memory's retrieval metadata: its encoded emotional colour, a neutral salience
+    and stance, moved by the nudges recalls recorded (clamped to each field's scale)."""
+    base = {"salience": 0.5, "stance": 0.0, "valence": record.emotion.valence,
+            "arousal": record.emotion.arousal}
+    for name, delta in (deltas or {}).items():
+        if name in base:
+            base[name] += delta
+    low = {"salience": 0.0, "stance": -1.0, "valence": -1.0, "arousal": 0.0}
+    return RetrievalMeta.model_validate({k: min(1.0, max(low[k], v)) for k, v in base.items()})
+
+
+def active_nodes(records: Iterable[MemoryRecord], names: Iterable[str]) -> set[Node]:
+    """The entity nodes the task names (by tag name, whatever their kind)."""
+    wanted = {n.strip().lower() for n in names if n.strip()}
+    found: set[Node] = set()
+    for record in records:
+        found.update(n for n in entity_nodes(record) if n.name in wanted)
+    return found
+
+
+def weigh(candidates: Iterable[str], as_of: datetime, snapshot: Snapshot, *,
+          active: Iterable[str] = ()) -> dict[str, Weights]:
+    """Weights of the candidates the snapshot holds a record of; any other candidate
+    is left out (its factor is 1). `active` are the task's tag names."""
+    config = snapshot.config
+    wanted = [i for i in dict.fromkeys(candidates) if i in snapshot.records]
+    pool = [snapshot.records[i] for i in wanted]
+    current = mood(snapshot.observer, snapshot.recent, as_of, config.mood)
+    graph = TagGraph.build([*pool, *snapshot.insights], insight_weight=config.wandering.insight_weight)
+    lit = active_nodes([*pool, *snapshot.insights], active)
+    lifted = boosts(pool, spread(graph, lit, config.activation)) if lit else {}
+    out: dict[str, Weights] = {}
+    for record in pool:
+        held = retention_of(record, as_of, config.forgetting)
+        meta = meta_of(record, snapshot.nudges.get(record.id))
+        out[record.id] = Weights(
+            strength=held.strength, reviews=held.reviews, stability_days=held.stability_days,
+            faded=held.faded, retention=held.weight,
+            source=config.wandering.insight_weight if record.source == WANDERING else 1.0,
+            mood=_mood(current, meta, config), activation=lifted.get(record.id, 1.0),
+            salience=1 + config.reconsolidation.salience_weight * 2 * (meta.salience - 0.5),
+            meta=meta,
+        )
+    return out
+
+
+def _mood(current: Mood, meta: RetrievalMeta, config: DynamicsConfig) -> float:
+    return mood_factor(current, Emotion(valence=meta.valence, arousal=meta.arousal), config.mood)
+
+
+def nudges(handed: Sequence[str], as_of: datetime, snapshot: Snapshot) -> dict[str, dict[str, float]]:
+    """Reconsolidation for a recall: each handed memory's salience moves toward 1 (it
+    was used) and its emotional colour toward the observer's mood, by at most
+    update_strength each. The deltas, rounded to 6 places, go in the recall's event."""
+    config = snapshot.config
+    current = mood(snapshot.observer, snapshot.recent, as_of, config.mood)
+    toward = (Context(salience=1.0, valence=current.valence, arousal=current.arousal)
+              if current.count else Context(salience=1.0))
+    bound = config.reconsolidation.update_strength
+    out: dict[str, dict[str, float]] = {}
+    for ident in dict.fromkeys(handed):
+        record = snapshot.records.get(ident)
+        if record is None:
+            continue
+        moved = reconsolidate(meta_of(record, snapshot.nudges.get(ident)), toward, config.reconsolidation)
+        changes = {k: max(-bound, min(bound, round(v, 6))) for k, v in moved.changes.items()}
+        changes = {k: v for k, v in changes.items() if v != 0}
+        if changes:
+            out[ident] = dict(sorted(changes.items()))
+    return out
+
+
+def tiers(ranked: Sequence[str], handed: int, config: TierConfig) -> dict[str, Tier]:
+    """The seed's tiers named by what recall did: what it handed out is working memory,
+    the rest of its candidate pool (up to preconscious_max) preconscious, the rest
+    subconscious."""
+    out: dict[str, Tier] = {}
+    for index, ident in enumerate(ranked):
+        if index < handed:
+            out[ident] = Tier.WORKING
+        elif index < max(handed, config.preconscious_max):
+            out[ident] = Tier.PRECONSCIOUS
+        else:
+            out[ident] = Tier.SUBCONSCIOUS
+    return out
