@@ -92,11 +92,12 @@ def graph(hall: Hall, actor: str, domain: str, config: DynamicsConfig, *, entity
         raise InvalidValueError("hops must be between 1 and 3")
     stream, scope = _observer_scope(hall, actor, domain, observer, Action.SEARCH)
     moment = as_of or hall.clock()
-    with hall.store.read() as conn:
-        held_now = records.held_records(conn, stream, scope)
-    weights = {r.id: retention_of(r, moment, config.forgetting).weight for r in held_now
-               if not r.proposed_by_a_dynamic}
-    whole = TagGraph.build(held_now, weights=weights, insight_weight=config.wandering.insight_weight)
+    with records.whole_domain():
+        with hall.store.read() as conn:
+            held_now = records.held_records(conn, stream, scope)
+        weights = {r.id: retention_of(r, moment, config.forgetting).weight for r in held_now
+                   if not r.proposed_by_a_dynamic}
+        whole = TagGraph.build(held_now, weights=weights, insight_weight=config.wandering.insight_weight)
     if entity is None:
         if len(whole.links) > MAX_DRAWN_LINKS:
             raise InvalidValueError(f"the graph has {len(whole.links)} links, too many to draw: "

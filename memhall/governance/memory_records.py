@@ -6,32 +6,44 @@ holder, its reviews: the exposure rows of the calls that handed it out
 written for the purpose. `causes` are the entry's evidence refs (a consolidation
 note's are its sources); a dynamic's own proposals are told apart by the
 idempotency key the hall gave them (`consolidation:…`, `wandering:…`).
-Everything here is a read of rows the log accounts for (`audit verify`).
+
+Reads go through the DBAPI connection under the caller's SQLAlchemy one (as
+the journal writes): recall pays for these reads on every call, and the whole
+store is read by a walk, so statement building must cost nothing. Every read
+model stores its values as text in one form (`projection.schema`), so the
+decoding is the same on SQLite and PostgreSQL.
 """
 
 from __future__ import annotations
 
+import gc
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from sqlalchemy import ColumnElement, Connection, Select, and_, select, text
+import orjson
+from sqlalchemy import Connection
 
 from memhall.domains.dynamics.encoding import Emotion
-from memhall.domains.dynamics.record import CONSOLIDATION, WANDERING, MemoryRecord
+from memhall.domains.dynamics.record import CONSOLIDATION, WANDERING, MemoryRecord, constructed
+from memhall.domains.moments import from_iso, iso
 from memhall.domains.values import BeliefState, Kind, Status
-from memhall.governance.exposure import held_clause, holds_domain
+from memhall.governance.exposure import holds_domain
+from memhall.governance.store import raw
 from memhall.governance.streams import DomainStream
-from memhall.governance.views import as_utc
 
 #: exposure routes that are a review: the memory was handed out and used
 REVIEWS = ("materialize", "answer", "handoff", "recall")
 #: idempotency-key prefixes of the dynamics' proposals
 SOURCES = (CONSOLIDATION, WANDERING)
 _CHUNK = 500
+_COLUMNS = ("e.id, e.occurred_at, e.kind, e.people, e.places, e.topics, e.confidence, e.state, e.status, "
+            "e.idempotency_key, e.author, e.evidence_refs, c.emotion")
+_NEUTRAL = Emotion()
 
 
 @dataclass(frozen=True)
@@ -47,145 +59,174 @@ class Scope:
         return cls(observer, holds_domain(gate, observer, domain))
 
 
+@contextmanager
+def whole_domain() -> Iterator[None]:
+    """Around reading a whole domain and building its graph: the cyclic garbage collector
+    paused, as a million small acyclic objects (records, nodes, links) would otherwise
+    make it rescan the growing heap again and again (about half of a walk's time)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def source_of(idempotency_key: str | None, author: str) -> str:
     """`consolidation` or `wandering` for a dynamic's proposal, else the author."""
     prefix = (idempotency_key or "").partition(":")[0]
     return prefix if prefix in SOURCES and idempotency_key != prefix else author
 
 
-def _columns(stream: DomainStream) -> Select[Any]:
-    e, c = stream.tables.entries, stream.tables.encodings
-    return select(
-        e.c.id, e.c.text, e.c.occurred_at, e.c.kind, e.c.people, e.c.places, e.c.topics,
-        e.c.confidence, e.c.state, e.c.status, e.c.idempotency_key, e.c.author, e.c.evidence_refs,
-        c.c.emotion,
-    ).select_from(e.outerjoin(c, c.c.entry_id == e.c.id))
+class _Reader:
+    """SQL over one domain's read models, on the raw connection, with its dialect's marks."""
+
+    def __init__(self, conn: Connection, stream: DomainStream) -> None:
+        self.db = raw(conn)
+        self.mark = "?" if conn.dialect.name == "sqlite" else "%s"
+        self.p = stream.tables.prefix
+        self.events = stream.tables.events_name
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        cursor = self.db.cursor()
+        cursor.execute(sql.replace("?", self.mark), tuple(params))
+        return list(cursor.fetchall())
+
+    def marks(self, n: int) -> str:
+        return ", ".join("?" for _ in range(n))
+
+    def entries(self, where: str, params: Sequence[Any] = (), *, text: bool = False) -> list[tuple[Any, ...]]:
+        columns = _COLUMNS + (", e.text" if text else "")
+        return self.rows(f"SELECT {columns} FROM {self.p}entries e LEFT JOIN {self.p}encodings c "
+                         f"ON c.entry_id = e.id WHERE {where} ORDER BY e.id", params)
+
+    def held(self, scope: Scope | None) -> tuple[str, list[Any]]:
+        if scope is None or scope.whole:
+            return "1 = 1", []
+        return f"e.id IN (SELECT entry_id FROM {self.p}exposure WHERE holder = ?)", [scope.observer]
 
 
-def _record(row: Any, reviews: Sequence[datetime]) -> MemoryRecord:
-    emotion = row.emotion or {}
-    text_ = str(row.text)
-    # rows come from the hall's own projection (tags already in normal form): no re-validation
-    return MemoryRecord.model_construct(
-        id=str(row.id), text=text_, occurred_at=as_utc(row.occurred_at), kind=Kind(row.kind),
-        people=tuple(row.people or ()), places=tuple(row.places or ()), topics=tuple(row.topics or ()),
-        emotion=Emotion.model_construct(
-            valence=float(emotion.get("valence", 0.0)), arousal=float(emotion.get("arousal", 0.0)),
-            tags=tuple(emotion.get("tags", ())), significance=float(emotion.get("significance", 0.0))),
-        confidence=int(row.confidence), trust=1.0, source=source_of(row.idempotency_key, str(row.author)),
-        state=BeliefState(row.state), status=Status(row.status), reviews=tuple(sorted(reviews)),
-        causes=tuple(row.evidence_refs or ()), contradicts=(),
-        open_question=row.kind == Kind.OPEN_LOOP.value and text_.rstrip().endswith(("?", "？")),
+def _record(row: tuple[Any, ...], reviews: Sequence[datetime]) -> MemoryRecord:
+    (ident, occurred, kind, people, places, topics, confidence, state, status, key, author, refs,
+     emotion, *text) = row
+    felt = orjson.loads(emotion) if emotion else None
+    words = str(text[0]) if text else ""
+    return constructed(
+        id=str(ident), text=words, occurred_at=from_iso(occurred), kind=Kind(kind),
+        people=tuple(orjson.loads(people)), places=tuple(orjson.loads(places)),
+        topics=tuple(orjson.loads(topics)),
+        emotion=_NEUTRAL if felt is None else Emotion.model_construct(
+            valence=float(felt["valence"]), arousal=float(felt["arousal"]), tags=tuple(felt["tags"]),
+            significance=float(felt["significance"])),
+        confidence=int(confidence), source=source_of(key, str(author)), state=BeliefState(state),
+        status=Status(status), reviews=tuple(sorted(reviews)), causes=tuple(orjson.loads(refs)),
+        open_question=kind == Kind.OPEN_LOOP.value and words.rstrip().endswith(("?", "？")),
     )
-
-
-def _held(stream: DomainStream, scope: Scope | None) -> list[ColumnElement[bool]]:
-    if scope is None or scope.whole:
-        return []
-    return [held_clause(stream, scope.observer)]
 
 
 def reviews(conn: Connection, stream: DomainStream, scope: Scope | None,
             ids: Iterable[str] | None = None) -> dict[str, list[datetime]]:
     """When each memory was handed out; for a scope, to its observer only; `ids` None: all."""
-    x = stream.tables.exposure
-    where: list[ColumnElement[bool]] = [x.c.via.in_(REVIEWS)]
+    db = _Reader(conn, stream)
+    base = f"SELECT entry_id, at FROM {db.p}exposure WHERE via IN ({db.marks(len(REVIEWS))})"
+    params: list[Any] = list(REVIEWS)
     if scope is not None:
-        where.append(x.c.holder == scope.observer)
+        base += " AND holder = ?"
+        params.append(scope.observer)
     found: dict[str, list[datetime]] = defaultdict(list)
-    chunks = [None] if ids is None else _chunks(ids)
+    chunks: list[list[str] | None] = [None] if ids is None else list(_chunks(ids))
     for chunk in chunks:
-        clause = where if chunk is None else [*where, x.c.entry_id.in_(chunk)]
-        for entry_id, at in conn.execute(select(x.c.entry_id, x.c.at).where(and_(*clause))):
-            found[str(entry_id)].append(as_utc(at))
+        sql = base if chunk is None else base + f" AND entry_id IN ({db.marks(len(chunk))})"
+        for entry_id, at in db.rows(sql, params + (chunk or [])):
+            found[str(entry_id)].append(from_iso(at))
     return found
 
 
-def by_ids(conn: Connection, stream: DomainStream, scope: Scope | None,
-           ids: Iterable[str]) -> dict[str, MemoryRecord]:
-    """The records of `ids` (those that exist), with the scope's reviews."""
+def by_ids(conn: Connection, stream: DomainStream, scope: Scope | None, ids: Iterable[str], *,
+           with_reviews: bool = True, text: bool = True) -> dict[str, MemoryRecord]:
+    """The records of `ids` (those that exist), with the scope's reviews; without their
+    text when the caller only weighs them."""
+    db = _Reader(conn, stream)
     wanted = list(dict.fromkeys(ids))
-    rows: list[Any] = []
-    e = stream.tables.entries
-    for chunk in _chunks(wanted):
-        rows.extend(conn.execute(_columns(stream).where(e.c.id.in_(chunk))))
-    seen = reviews(conn, stream, scope, wanted)
-    return {str(r.id): _record(r, seen.get(str(r.id), ())) for r in rows}
+    rows = [r for chunk in _chunks(wanted) for r in db.entries(f"e.id IN ({db.marks(len(chunk))})", chunk,
+                                                                text=text)]
+    seen = reviews(conn, stream, scope, wanted) if with_reviews and rows else {}
+    return {str(r[0]): _record(r, seen.get(str(r[0]), ())) for r in rows}
 
 
 def held_records(conn: Connection, stream: DomainStream, scope: Scope | None, *,
-                 active_only: bool = True) -> list[MemoryRecord]:
-    """Every memory the scope holds (the whole domain for a chair or None), by id."""
-    e = stream.tables.entries
-    where = _held(stream, scope) + ([e.c.status == Status.ACTIVE.value] if active_only else [])
-    rows = list(conn.execute(_columns(stream).where(*where).order_by(e.c.id)))
+                 text: bool = False) -> list[MemoryRecord]:
+    """Every active memory the scope holds (the whole domain for a chair or None), by id;
+    without their text unless asked (a graph needs tags, not words)."""
+    db = _Reader(conn, stream)
+    held, params = db.held(scope)
+    rows = db.entries(f"e.status = ? AND {held}", [Status.ACTIVE.value, *params], text=text)
     seen = reviews(conn, stream, scope)
-    return [_record(r, seen.get(str(r.id), ())) for r in rows]
+    return [_record(r, seen.get(str(r[0]), ())) for r in rows]
 
 
 def episodes_since(conn: Connection, stream: DomainStream, scope: Scope | None,
                    start: datetime) -> list[MemoryRecord]:
     """Active episodes recorded since `start` (occurred_at is never later than recorded,
     so this holds every episode that occurred since; the caller filters on occurred_at)."""
-    e = stream.tables.entries
-    where = [e.c.kind == Kind.EPISODE.value, e.c.status == Status.ACTIVE.value, e.c.created_at >= start,
-             *_held(stream, scope)]
-    rows = list(conn.execute(_columns(stream).where(*where).order_by(e.c.id)))
-    seen = reviews(conn, stream, scope, [str(r.id) for r in rows])
-    return [_record(r, seen.get(str(r.id), ())) for r in rows]
+    db = _Reader(conn, stream)
+    held, params = db.held(scope)
+    rows = db.entries(f"e.kind = ? AND e.status = ? AND e.created_at >= ? AND {held}",
+                      [Kind.EPISODE.value, Status.ACTIVE.value, iso(start), *params], text=True)
+    seen = reviews(conn, stream, scope, [str(r[0]) for r in rows]) if rows else {}
+    return [_record(r, seen.get(str(r[0]), ())) for r in rows]
 
 
 def proposals(conn: Connection, stream: DomainStream, source: str, *,
-              limit: int | None = None) -> list[MemoryRecord]:
+              limit: int | None = None, text: bool = True) -> list[MemoryRecord]:
     """Active entries a dynamic proposed (by key prefix, over the key's unique index)."""
-    e = stream.tables.entries
-    query = _columns(stream).where(e.c.idempotency_key >= f"{source}:", e.c.idempotency_key < f"{source};",
-                                   e.c.status == Status.ACTIVE.value).order_by(e.c.idempotency_key)
+    db = _Reader(conn, stream)
+    sql = (f"SELECT {_COLUMNS}{', e.text' if text else ''} FROM {db.p}entries e LEFT JOIN {db.p}encodings c ON c.entry_id = e.id "
+           "WHERE e.idempotency_key >= ? AND e.idempotency_key < ? AND e.status = ? ORDER BY e.idempotency_key")
     if limit is not None:
-        query = query.limit(limit)
-    return [_record(r, ()) for r in conn.execute(query)]
+        sql += f" LIMIT {int(limit)}"
+    return [_record(r, ()) for r in db.rows(sql, [f"{source}:", f"{source};", Status.ACTIVE.value])]
 
 
 def proposal_keys(conn: Connection, stream: DomainStream, source: str) -> set[str]:
     """Every key a dynamic has used, whatever became of its entry since (retired, promoted)."""
-    e = stream.tables.entries
-    query = select(e.c.idempotency_key).where(e.c.idempotency_key >= f"{source}:",
-                                              e.c.idempotency_key < f"{source};")
-    return {str(k) for (k,) in conn.execute(query)}
+    db = _Reader(conn, stream)
+    sql = f"SELECT idempotency_key FROM {db.p}entries WHERE idempotency_key >= ? AND idempotency_key < ?"
+    return {str(k) for (k,) in db.rows(sql, [f"{source}:", f"{source};"])}
 
 
 def recent(conn: Connection, stream: DomainStream, scope: Scope, n: int) -> list[MemoryRecord]:
     """About the observer's `n` newest memories (for the mood): a chair's are the domain's
     newest writes, read backwards along the log; anyone else's the newest that reached it."""
+    db = _Reader(conn, stream)
     if scope.whole:
-        rows = conn.execute(text(
-            f"SELECT originator_id FROM {stream.tables.events_name} "
-            "WHERE topic = 'memhall.Entry.Written' ORDER BY id DESC LIMIT :k"), {"k": 2 * n}).all()
+        rows = db.rows(f"SELECT originator_id FROM {db.events} WHERE topic = 'memhall.Entry.Written' "
+                       "ORDER BY id DESC LIMIT ?", [2 * n])
         ids = [str(UUID(bytes=bytes(r[0])) if isinstance(r[0], (bytes, memoryview)) else r[0]) for r in rows]
     else:
-        x = stream.tables.exposure
-        ids = [str(r[0]) for r in conn.execute(
-            select(x.c.entry_id).where(x.c.holder == scope.observer)
-            .order_by(x.c.position.desc()).limit(4 * n))]
-    found = by_ids(conn, stream, None, ids)
+        rows = db.rows(f"SELECT entry_id FROM {db.p}exposure WHERE holder = ? ORDER BY position DESC LIMIT ?",
+                       [scope.observer, 4 * n])
+        ids = [str(r[0]) for r in rows]
+    found = by_ids(conn, stream, None, ids, with_reviews=False, text=False)
     return [found[i] for i in dict.fromkeys(ids) if i in found]
 
 
 def nudge_sums(conn: Connection, stream: DomainStream, holder: str,
                ids: Iterable[str]) -> dict[str, dict[str, float]]:
     """Each memory's reconsolidation deltas for `holder`, added up in log order."""
-    n = stream.tables.nudges
+    db = _Reader(conn, stream)
     sums: dict[str, dict[str, float]] = {}
     for chunk in _chunks(ids):
-        query = (select(n.c.entry_id, n.c.deltas).where(n.c.holder == holder, n.c.entry_id.in_(chunk))
-                 .order_by(n.c.position))
-        for entry_id, deltas in conn.execute(query):
+        sql = (f"SELECT entry_id, deltas FROM {db.p}nudges WHERE holder = ? "
+               f"AND entry_id IN ({db.marks(len(chunk))}) ORDER BY position")
+        for entry_id, deltas in db.rows(sql, [holder, *chunk]):
             total = sums.setdefault(str(entry_id), {})
-            for name, value in deltas.items():
+            for name, value in orjson.loads(deltas).items():
                 total[name] = total.get(name, 0.0) + float(value)
     return sums
 
 
-def _chunks(ids: Iterable[str]) -> list[list[str]]:
+def _chunks(ids: Iterable[str]) -> Iterable[list[str]]:
     wanted = list(dict.fromkeys(ids))
-    return [wanted[i:i + _CHUNK] for i in range(0, len(wanted), _CHUNK)]
+    return (wanted[i:i + _CHUNK] for i in range(0, len(wanted), _CHUNK))

@@ -83,6 +83,13 @@ def run(hall: Hall, actor: str, domain: str, config: DynamicsConfig, *, seed: in
         raise InvalidValueError("steps must be between 1 and 10000")
     stream, _ = hall.ask(actor, Action.SEARCH, domain)
     scope = records.Scope.of(hall.gate, actor, stream.name)
+    with records.whole_domain():
+        return _walk(hall, actor, stream.name, scope, config, seed, steps, as_of, anyway)
+
+
+def _walk(hall: Hall, actor: str, domain: str, scope: records.Scope, config: DynamicsConfig,
+          seed: int | None, steps: int | None, as_of: datetime | None, anyway: bool) -> Wandering:
+    stream = hall.streams.stream(domain)
     with hall.store.read() as conn:
         held = records.held_records(conn, stream, scope)
     walk_seed = seed if seed is not None else hall.streams.event_count(stream.name)

@@ -45,9 +45,9 @@ def read_snapshot(conn: Connection, stream: DomainStream, gate: object, observer
     wanted = list(dict.fromkeys(ids))
     return Snapshot(
         observer=observer,
-        records=records.by_ids(conn, stream, scope, wanted),
+        records=records.by_ids(conn, stream, scope, wanted, text=False),
         recent=records.recent(conn, stream, scope, config.mood.window),
-        insights=records.proposals(conn, stream, WANDERING, limit=INSIGHTS),
+        insights=records.proposals(conn, stream, WANDERING, limit=INSIGHTS, text=False),
         nudges=records.nudge_sums(conn, stream, observer, wanted),
         config=config,
     )

@@ -65,7 +65,7 @@ def test_a_recall_s_nudges_are_applied_by_the_projection_and_move_the_next_weigh
     assert moved[billing]["salience"] == pytest.approx(0.025)
     assert after.nudges[billing]["salience"] == pytest.approx(0.025 + 0.05 * (1 - 0.525))
     weights = dynamics_weights.weigh([billing], hall.clock(), after)[billing]
-    assert weights.meta.salience == pytest.approx(0.5 + after.nudges[billing]["salience"])
+    assert weights.salience_meta == pytest.approx(0.5 + after.nudges[billing]["salience"])
     assert weights.salience > 1.0
     assert snapshot(hall, "codex", [billing]).nudges == {}  # another holder's memory is its own
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from datetime import datetime
 from typing import Protocol
 
@@ -68,8 +69,10 @@ class Encoding(BaseModel):
     emotion: Emotion
 
     def record(self) -> EncodingRecord:
-        return EncodingRecord(encoder=self.encoder, encoder_version=self.encoder_version,
-                              content=self.content, entities=self.entities, emotion=self.emotion)
+        # every field was validated on this model already
+        return EncodingRecord.model_construct(encoder=self.encoder, encoder_version=self.encoder_version,
+                                              content=self.content, entities=self.entities,
+                                              emotion=self.emotion)
 
 
 class EncodingRecord(BaseModel):
@@ -194,7 +197,9 @@ def _shaded(sense: Sense, boost: float, *, negated: bool) -> Sense:
     return Sense(_clamp(valence, -1, 1), _clamp(arousal, 0, 1), sense.tag)
 
 
+@lru_cache(maxsize=65_536)
 def sense_of(token: str) -> Sense | None:
+    """A word's sense (through its suffixes); memoized, as everyday words repeat endlessly."""
     table = lexicon()
     if token in table:
         return table[token]

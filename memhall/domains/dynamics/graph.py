@@ -15,7 +15,6 @@ How each relation kind comes out of one memory (seed 001, layer 2):
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -67,9 +66,9 @@ class Node(NamedTuple):
         return self.kind in ENTITY_KINDS
 
 
-@dataclass(frozen=True)
-class Link:
-    """All that joins two nodes: its relation kinds, the memories behind it, their weight."""
+class Link(NamedTuple):
+    """All that joins two nodes: its relation kinds, the memories behind it, their weight.
+    A named tuple, like Node: a domain's graph holds hundreds of thousands of them."""
 
     a: Node
     b: Node
@@ -121,26 +120,36 @@ class TagGraph:
     def build(cls, records: Iterable[MemoryRecord], *, weights: Mapping[str, float] | None = None,
               insight_weight: float = 0.1) -> TagGraph:
         """The graph of `records`; `weights` (memory id -> retrieval weight, 1 if absent)
-        scale each memory's edges, so faded memories pull a walk less."""
+        scale each memory's edges, so faded memories pull a walk less.
+
+        Built with plain dicts and relation bitmasks (a walk builds the graph of a whole
+        domain: 100k memories make about a million link additions)."""
         records = sorted(records, key=lambda r: r.id)
         by_id = {r.id: r for r in records}
-        growing: dict[Pair, _Growing] = {}
+        weights = weights or {}
+        masks: dict[Pair, int] = {}
+        behind: dict[Pair, list[str]] = {}
+        totals: dict[Pair, float] = {}
         intensities: dict[Node, float] = {}
         for record in records:
             insight = record.source == WANDERING
             own = _insight_relations(record) if insight else _relations(record, by_id)
-            weight = insight_weight if insight else (weights or {}).get(record.id, 1.0)
+            weight = insight_weight if insight else weights.get(record.id, 1.0)
             felt = 0.0 if insight else record.emotion.intensity
-            for key, kinds in own.items():
-                link = growing.get(key)
-                if link is None:
-                    link = growing[key] = _Growing()
-                link.add(record.id, kinds, weight)
+            ident = record.id
+            for key, mask in own.items():
+                known = masks.get(key)
+                if known is None:
+                    masks[key], behind[key], totals[key] = mask, [ident], weight
+                else:
+                    masks[key] = known | mask
+                    behind[key].append(ident)
+                    totals[key] += weight
             for node in {n for key in own for n in key}:
                 if felt >= intensities.get(node, 0.0):
                     intensities[node] = felt
-        links = {key: Link(key[0], key[1], frozenset(g.relations), tuple(g.memory_ids), g.weight)
-                 for key, g in growing.items()}
+        links = {key: Link(key[0], key[1], _KINDS[mask], tuple(behind[key]), totals[key])
+                 for key, mask in masks.items()}
         return cls(links=links, intensities=intensities)
 
     def nodes(self) -> list[Node]:
@@ -172,36 +181,31 @@ class TagGraph:
         return TagGraph(links=links, intensities={n: self.intensities.get(n, 0.0) for n in reached})
 
 
-class _Growing:
-    """A link while the graph is being built."""
-
-    __slots__ = ("memory_ids", "relations", "weight")
-
-    def __init__(self) -> None:
-        self.relations: set[Relation] = set()
-        self.memory_ids: list[str] = []
-        self.weight = 0.0
-
-    def add(self, memory_id: str, relations: set[Relation], weight: float) -> None:
-        self.relations |= relations
-        self.memory_ids.append(memory_id)
-        self.weight += weight
+#: each relation kind as a bit, and every set of them as the frozenset a Link holds
+_BIT = {relation: 1 << index for index, relation in enumerate(Relation)}
+_KINDS = {mask: frozenset(r for r, bit in _BIT.items() if mask & bit) for mask in range(1 << len(_BIT))}
+_PERSON, _EVENT, _TEMPORAL, _CAUSAL, _EMOTIONAL, _WANDERING = (
+    _BIT[Relation.PERSON], _BIT[Relation.EVENT], _BIT[Relation.TEMPORAL], _BIT[Relation.CAUSAL],
+    _BIT[Relation.EMOTIONAL], _BIT[Relation.WANDERING])
 
 
-def _relations(record: MemoryRecord, by_id: Mapping[str, MemoryRecord]) -> dict[Pair, set[Relation]]:
-    found: dict[Pair, set[Relation]] = defaultdict(set)
+def _relations(record: MemoryRecord, by_id: Mapping[str, MemoryRecord]) -> dict[Pair, int]:
+    found: dict[Pair, int] = {}
     entities = entity_nodes(record)
     for x, y in combinations(entities, 2):
+        key = (x, y) if x <= y else (y, x)
         both_people = x.kind is NodeKind.PERSON and y.kind is NodeKind.PERSON
-        found[pair(x, y)].add(Relation.PERSON if both_people else Relation.EVENT)
+        found[key] = found.get(key, 0) | (_PERSON if both_people else _EVENT)
     when = Node(NodeKind.TIME, period(record.occurred_at))
     for node in entities:
-        found[pair(node, when)].add(Relation.TEMPORAL)
+        key = (node, when) if node <= when else (when, node)
+        found[key] = found.get(key, 0) | _TEMPORAL
     feelers = [n for n in entities if n.kind is NodeKind.PERSON] or entities
     for tag in record.emotion.tags:
         feeling = Node(NodeKind.EMOTION, tag)
         for node in feelers:
-            found[pair(node, feeling)].add(Relation.EMOTIONAL)
+            key = (node, feeling) if node <= feeling else (feeling, node)
+            found[key] = found.get(key, 0) | _EMOTIONAL
     for cause_id in record.causes:
         cause = by_id.get(cause_id)
         if cause is None or cause.source == WANDERING:
@@ -209,10 +213,11 @@ def _relations(record: MemoryRecord, by_id: Mapping[str, MemoryRecord]) -> dict[
         for x in entity_nodes(cause):
             for y in entities:
                 if x != y:
-                    found[pair(x, y)].add(Relation.CAUSAL)
+                    key = (x, y) if x <= y else (y, x)
+                    found[key] = found.get(key, 0) | _CAUSAL
     return found
 
 
-def _insight_relations(record: MemoryRecord) -> dict[Pair, set[Relation]]:
+def _insight_relations(record: MemoryRecord) -> dict[Pair, int]:
     """A recorded insight joins the nodes it names, and nothing else."""
-    return {pair(x, y): {Relation.WANDERING} for x, y in combinations(entity_nodes(record), 2)}
+    return {pair(x, y): _WANDERING for x, y in combinations(entity_nodes(record), 2)}

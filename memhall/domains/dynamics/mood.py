@@ -41,7 +41,12 @@ def mood(observer: str, records: Iterable[MemoryRecord], as_of: datetime, config
 def mood_factor(current: Mood, emotion: Emotion, config: MoodConfig) -> float:
     """Mood-congruent recall: a memory whose valence shares the mood's sign weighs a little
     more, one of the opposite sign a little less; within 1 ± max_reweight."""
-    return 1 + config.max_reweight * current.valence * emotion.valence
+    return congruence(current, emotion.valence, config)
+
+
+def congruence(current: Mood, valence: float, config: MoodConfig) -> float:
+    """`mood_factor` of a memory's valence alone."""
+    return 1 + config.max_reweight * current.valence * valence
 
 
 def is_calm(current: Mood, config: MoodConfig) -> bool:

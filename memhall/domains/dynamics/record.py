@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
 
 from memhall.domains.dynamics.encoding import Emotion
@@ -54,3 +56,19 @@ class MemoryRecord(BaseModel):
     @property
     def proposed_by_a_dynamic(self) -> bool:
         return self.source in (WANDERING, CONSOLIDATION)
+
+
+_DEFAULTS = {name: field.default for name, field in MemoryRecord.model_fields.items() if not field.is_required()}
+
+
+def constructed(**values: Any) -> MemoryRecord:
+    """A record from values already in normal form (the hall's own read models), without
+    validation: pydantic's model_construct, less its per-field bookkeeping, as a walk
+    over a whole domain builds one per memory."""
+    record = MemoryRecord.__new__(MemoryRecord)
+    fields = {**_DEFAULTS, **values}
+    object.__setattr__(record, "__dict__", fields)
+    object.__setattr__(record, "__pydantic_fields_set__", set(values))
+    object.__setattr__(record, "__pydantic_extra__", None)
+    object.__setattr__(record, "__pydantic_private__", None)
+    return record

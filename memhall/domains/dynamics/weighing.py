@@ -16,13 +16,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import NamedTuple
 
 from memhall.domains.dynamics.activation import Tier, boosts, spread
 from memhall.domains.dynamics.config import DynamicsConfig, TierConfig
-from memhall.domains.dynamics.encoding import Emotion
 from memhall.domains.dynamics.forgetting import retention_of
 from memhall.domains.dynamics.graph import Node, TagGraph, entity_nodes
-from memhall.domains.dynamics.mood import Mood, mood, mood_factor
+from memhall.domains.dynamics.mood import congruence, mood
 from memhall.domains.dynamics.reconsolidation import Context, RetrievalMeta, reconsolidate
 from memhall.domains.dynamics.record import WANDERING, MemoryRecord
 
@@ -43,9 +43,9 @@ class Snapshot:
     config: DynamicsConfig = DynamicsConfig()
 
 
-@dataclass(frozen=True)
-class Weights:
-    """The dynamics' factors of one candidate; `factor` is what fusion multiplies in."""
+class Weights(NamedTuple):
+    """The dynamics' factors of one candidate; `factor` is what fusion multiplies in.
+    (A named tuple: a recall makes one per candidate, and it must cost next to nothing.)"""
 
     strength: float
     reviews: int
@@ -56,12 +56,16 @@ class Weights:
     mood: float
     activation: float
     salience: float
-    #: its retrieval metadata after every recall's nudge
-    meta: RetrievalMeta
+    #: the reconsolidated retrieval metadata recall weighs by (see `meta_of`)
+    salience_meta: float
+    valence_meta: float
 
     @property
     def factor(self) -> float:
         return self.retention * self.source * self.mood * self.activation * self.salience
+
+
+_LOW = {"salience": 0.0, "stance": -1.0, "valence": -1.0, "arousal": 0.0}
 
 
 def meta_of(record: MemoryRecord, deltas: Mapping[str, float] | None) -> RetrievalMeta:
@@ -72,8 +76,9 @@ def meta_of(record: MemoryRecord, deltas: Mapping[str, float] | None) -> Retriev
     for name, delta in (deltas or {}).items():
         if name in base:
             base[name] += delta
-    low = {"salience": 0.0, "stance": -1.0, "valence": -1.0, "arousal": 0.0}
-    return RetrievalMeta.model_validate({k: min(1.0, max(low[k], v)) for k, v in base.items()})
+    # clamped to each field's scale here, so the model needs no second validation
+    clamped = {k: min(1.0, max(_LOW[k], v)) for k, v in base.items()}
+    return RetrievalMeta.model_construct(None, **clamped)
 
 
 def active_nodes(records: Iterable[MemoryRecord], names: Iterable[str]) -> set[Node]:
@@ -93,26 +98,41 @@ def weigh(candidates: Iterable[str], as_of: datetime, snapshot: Snapshot, *,
     wanted = [i for i in dict.fromkeys(candidates) if i in snapshot.records]
     pool = [snapshot.records[i] for i in wanted]
     current = mood(snapshot.observer, snapshot.recent, as_of, config.mood)
-    graph = TagGraph.build([*pool, *snapshot.insights], insight_weight=config.wandering.insight_weight)
-    lit = active_nodes([*pool, *snapshot.insights], active)
-    lifted = boosts(pool, spread(graph, lit, config.activation)) if lit else {}
+    lifted = _activation(pool, snapshot.insights, active, config)
     out: dict[str, Weights] = {}
+    span = config.reconsolidation.salience_weight * 2
+    insight = config.wandering.insight_weight
     for record in pool:
         held = retention_of(record, as_of, config.forgetting)
-        meta = meta_of(record, snapshot.nudges.get(record.id))
+        deltas = snapshot.nudges.get(record.id) or {}
+        salience = min(1.0, max(0.0, 0.5 + deltas.get("salience", 0.0)))
+        valence = min(1.0, max(-1.0, record.emotion.valence + deltas.get("valence", 0.0)))
         out[record.id] = Weights(
             strength=held.strength, reviews=held.reviews, stability_days=held.stability_days,
             faded=held.faded, retention=held.weight,
-            source=config.wandering.insight_weight if record.source == WANDERING else 1.0,
-            mood=_mood(current, meta, config), activation=lifted.get(record.id, 1.0),
-            salience=1 + config.reconsolidation.salience_weight * 2 * (meta.salience - 0.5),
-            meta=meta,
+            source=insight if record.source == WANDERING else 1.0,
+            mood=congruence(current, valence, config.mood), activation=lifted.get(record.id, 1.0),
+            salience=1 + span * (salience - 0.5), salience_meta=salience, valence_meta=valence,
         )
     return out
 
 
-def _mood(current: Mood, meta: RetrievalMeta, config: DynamicsConfig) -> float:
-    return mood_factor(current, Emotion(valence=meta.valence, arousal=meta.arousal), config.mood)
+def _activation(pool: Sequence[MemoryRecord], insights: Sequence[MemoryRecord], active: Iterable[str],
+                config: DynamicsConfig) -> dict[str, float]:
+    """One hop from the task's nodes. Only the memories carrying an active node make links
+    that touch one, so the graph is built from those alone: the same spread, a fraction
+    of the work."""
+    wanted = {n.strip().lower() for n in active if n.strip()}
+    if not wanted:
+        return {}
+    carriers = [r for r in (*pool, *insights)
+                if not wanted.isdisjoint(r.people) or not wanted.isdisjoint(r.places)
+                or not wanted.isdisjoint(r.topics)]
+    lit = active_nodes(carriers, wanted)
+    if not lit:
+        return {}
+    graph = TagGraph.build(carriers, insight_weight=config.wandering.insight_weight)
+    return boosts(pool, spread(graph, lit, config.activation))
 
 
 def nudges(handed: Sequence[str], as_of: datetime, snapshot: Snapshot) -> dict[str, dict[str, float]]:

@@ -1,0 +1,185 @@
+"""Memory dynamics benchmark (issue 15): run by hand, `python benchmarks/dynamics_bench.py`.
+
+Prints, on one store of N entries (default 100,000) written through the hall:
+- what encoding adds to a write (the lexicon encoder, per entry),
+- `consolidate` and `wander` wall times over the whole store,
+- the cost the dynamics add to one recall: recall's gather + fusion alone,
+  and with the dynamics' read and weighing (target: at most +20 %),
+- the recall eval (benchmarks/recall_eval.py, the multi-agent story) with the
+  dynamics off (`fused`) and on (`fused+dynamics`): fused R@5 must not drop.
+
+    python benchmarks/dynamics_bench.py                    # 100k entries
+    python benchmarks/dynamics_bench.py --size 20000 --keep /tmp/dyn   # reuse the store later
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from freezegun import freeze_time  # noqa: E402
+from sqlalchemy import func, select  # noqa: E402
+
+from benchmarks.evaluation.datasets import load_multiagent  # noqa: E402
+from benchmarks.evaluation.ingest import VOCABULARY, Context  # noqa: E402
+from benchmarks.evaluation.scores import evaluate  # noqa: E402
+from benchmarks.evaluation.systems import SYSTEMS, TOP, Answer  # noqa: E402
+from benchmarks.evaluation.datasets import Question  # noqa: E402
+from memhall.domains.dynamics.config import DynamicsConfig  # noqa: E402
+from memhall.domains.entry import Tags, draft  # noqa: E402
+from memhall.governance import consolidation, wandering  # noqa: E402
+from memhall.governance.encodings import default_encoder, encoded  # noqa: E402
+from memhall.governance.hall import Hall  # noqa: E402
+from memhall.governance.store import Store  # noqa: E402
+from memhall.ledgers import dynamics_weights, fusion, recall  # noqa: E402
+from memhall.ledgers.recall import RELATED  # noqa: E402
+from memhall.policies.engine import PolicySet  # noqa: E402
+
+CONFIG = DynamicsConfig()
+T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+DAYS = 100
+BATCH = 2000
+PEOPLE = [f"person{i}" for i in range(300)]
+PLACES = [f"place{i}" for i in range(60)]
+TOPICS = [f"topic{i}" for i in range(150)]
+FEELINGS = ("happy", "proud", "worried", "angry", "calm", "sad", "excited", "tired", "grateful", "")
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    start = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - start, out
+
+
+def build(path: Path, size: int, seed: int = 15) -> Hall:
+    """`size` episodes by codex over DAYS days, tagged from small vocabularies (Zipf-like),
+    some of them emotional; a reused store is kept as it is."""
+    fresh = not path.exists()
+    hall = Hall(Store(f"sqlite:///{path}"), PolicySet.load(None))
+    if not fresh:
+        return hall
+    hall.create_domain("maki", "company")
+    rng = random.Random(seed)
+    weights = [1 / (rank + 1) for rank in range(len(VOCABULARY))]
+    started = time.perf_counter()
+    for start in range(0, size, BATCH):
+        n = min(BATCH, size - start)
+        moment = T0 + timedelta(days=DAYS * (start + n) / size)
+        drafts = [draft(layer="L2", kind="episode",
+                        text=" ".join(rng.choices(VOCABULARY, weights, k=rng.randint(6, 16)))
+                        + f" {rng.choice(FEELINGS)} ({start + i})",
+                        tags=Tags(people=tuple(rng.sample(PEOPLE[: 10 + rng.randint(0, 290)], rng.randint(1, 2))),
+                                  places=tuple(rng.sample(PLACES, rng.randint(0, 1))),
+                                  topics=tuple(rng.sample(TOPICS, rng.randint(0, 2)))))
+                  for i in range(n)]
+        with freeze_time(moment):
+            hall.write_many("codex", "company", drafts)
+        print(f"  wrote {start + n:,} entries ({time.perf_counter() - started:.0f} s)", file=sys.stderr)
+    return hall
+
+
+def encoding_cost(n: int = 5000) -> float:
+    """Microseconds the lexicon encoder adds to one write."""
+    rng = random.Random(1)
+    encoder = default_encoder()
+    drafts = [draft(layer="L2", text=" ".join(rng.choices(VOCABULARY, k=12)) + f" {rng.choice(FEELINGS)}")
+              for _ in range(n)]
+    seconds, _ = timed(lambda: [encoded(encoder, d, "codex", T0) for d in drafts])
+    return 1e6 * seconds / n
+
+
+def recall_cost(hall: Hall, queries: int, seed: int = 3) -> dict[str, float]:
+    """Median ms of gather + fuse, and of gather + fuse + the dynamics (read, weigh, reorder)."""
+    stream = hall.streams.stream("company")
+    rng = random.Random(seed)
+    asks = [(" ".join(rng.sample(VOCABULARY[40:], 3)), Tags(people=(rng.choice(PEOPLE[:40]),)))
+            for _ in range(queries)]
+    as_of = T0 + timedelta(days=DAYS)
+    plain, dynamic = [], []
+    for task, tags in asks * 2:  # the first pass warms the caches
+        start = time.perf_counter()
+        pool = recall.gather(hall.store, stream, task, tags)
+        scored = fusion.fuse(pool)
+        middle = time.perf_counter()
+        with hall.store.read() as conn:
+            snap = dynamics_weights.read_snapshot(conn, stream, hall.gate, "codex", list(pool.candidates), CONFIG)
+        weights = dynamics_weights.weigh(list(pool.candidates), as_of, snap, active=pool.tags)
+        relevant = [s.id for s in scored if s.found_by(*RELATED)]
+        final = dynamics_weights.reweighed({s.id: s.final for s in scored}, weights, relevant)
+        sorted(final, key=lambda i: (-final[i], i))
+        end = time.perf_counter()
+        plain.append(middle - start)
+        dynamic.append(end - start)
+    plain, dynamic = plain[queries:], dynamic[queries:]
+    base, withd = statistics.median(plain) * 1000, statistics.median(dynamic) * 1000
+    return {"recall_ms": base, "with_dynamics_ms": withd, "added_percent": 100 * (withd - base) / base}
+
+
+def fused_with_dynamics(context: Context, question: Question) -> Answer:
+    """`fused`, with the dynamics multiplied in among the candidates a relevance channel found,
+    for the asking observer, as of the newest memory in the store."""
+    stream = context.stream
+    pool = recall.gather(context.hall.store, stream, question.text, Tags())
+    scored = fusion.fuse(pool)
+    as_of = context.cache.get("as_of")
+    if as_of is None:
+        entries = stream.tables.entries
+        with context.hall.store.read() as conn:
+            as_of = context.cache["as_of"] = conn.execute(select(func.max(entries.c.occurred_at))).scalar()
+    with context.hall.store.read() as conn:
+        snap = dynamics_weights.read_snapshot(conn, stream, context.hall.gate, question.observer,
+                                              list(pool.candidates), CONFIG)
+    weights = dynamics_weights.weigh(list(pool.candidates), as_of, snap, active=pool.tags)
+    relevant = [s.id for s in scored if s.found_by(*RELATED)]
+    final = dynamics_weights.reweighed({s.id: s.final for s in scored}, weights, relevant)
+    return Answer(sorted(final, key=lambda i: (-final[i], i))[:TOP])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=100_000, help="entries in the store")
+    parser.add_argument("--queries", type=int, default=30, help="recalls timed")
+    parser.add_argument("--keep", type=Path, help="build (or reuse) the store in this folder")
+    parser.add_argument("--skip-eval", action="store_true", help="leave out the recall eval")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="dynamics-bench-") as scratch:
+        folder = args.keep or Path(scratch)
+        folder.mkdir(parents=True, exist_ok=True)
+        print(f"encoding: {encoding_cost():.0f} µs per write (lexicon encoder)")
+        built, hall = timed(lambda: build(folder / f"dynamics-{args.size}.db", args.size))
+        print(f"store: {args.size:,} entries ready in {built:.0f} s")
+        as_of = T0 + timedelta(days=DAYS)
+        took, done = timed(lambda: consolidation.run(hall, "codex", "company", CONFIG, as_of=as_of))
+        print(f"consolidate: {took:.2f} s ({done.episodes:,} episodes in the window, "
+              f"{len(done.notes)} notes, {sum(n.new for n in done.notes)} new)")
+        took, walk = timed(lambda: wandering.run(hall, "codex", "company", CONFIG, seed=7, anyway=True))
+        print(f"wander: {took:.2f} s ({len(walk.path)} nodes visited, {len(walk.insights)} insights)")
+        took, again = timed(lambda: wandering.run(hall, "codex", "company", CONFIG, seed=7, anyway=True))
+        print(f"wander again, same seed: {took:.2f} s ({sum(i.new for i in again.insights)} new insights)")
+        cost = recall_cost(hall, args.queries)
+        print(f"recall: {cost['recall_ms']:.1f} ms median; with dynamics {cost['with_dynamics_ms']:.1f} ms "
+              f"(+{cost['added_percent']:.1f} %, target at most +20 %)")
+        hall.store.dispose()
+        if not args.skip_eval:
+            SYSTEMS["fused+dynamics"] = fused_with_dynamics
+            report = evaluate(load_multiagent(), ["fused", "fused+dynamics"], folder / "eval")
+            for name in ("fused", "fused+dynamics"):
+                row = report.scores(name)
+                print(f"recall eval, {name}: R@1 {row['R@1']:.1f}  R@5 {row['R@5']:.1f}  "
+                      f"R@10 {row['R@10']:.1f}  p50 {row['p50_ms']:.1f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
