@@ -29,7 +29,7 @@ import orjson
 from sqlalchemy import Connection
 
 from memhall.domains.dynamics.encoding import Emotion
-from memhall.domains.dynamics.record import CONSOLIDATION, WANDERING, MemoryRecord, constructed
+from memhall.domains.dynamics.record import CONSOLIDATION, WANDERING, MemoryRecord, constructed, felt
 from memhall.domains.moments import from_iso, iso
 from memhall.domains.values import BeliefState, Kind, Status
 from memhall.governance.exposure import holds_domain
@@ -110,19 +110,28 @@ class _Reader:
 def _record(row: tuple[Any, ...], reviews: Sequence[datetime]) -> MemoryRecord:
     (ident, occurred, kind, people, places, topics, confidence, state, status, key, author, refs,
      emotion, *text) = row
-    felt = orjson.loads(emotion) if emotion else None
+    feeling = orjson.loads(emotion) if emotion else None
     words = str(text[0]) if text else ""
     return constructed(
-        id=str(ident), text=words, occurred_at=from_iso(occurred), kind=Kind(kind),
-        people=tuple(orjson.loads(people)), places=tuple(orjson.loads(places)),
-        topics=tuple(orjson.loads(topics)),
-        emotion=_NEUTRAL if felt is None else Emotion.model_construct(
-            valence=float(felt["valence"]), arousal=float(felt["arousal"]), tags=tuple(felt["tags"]),
-            significance=float(felt["significance"])),
-        confidence=int(confidence), source=source_of(key, str(author)), state=BeliefState(state),
-        status=Status(status), reviews=tuple(sorted(reviews)), causes=tuple(orjson.loads(refs)),
+        id=str(ident), text=words, occurred_at=from_iso(occurred), kind=_KINDS[kind],
+        people=_tags(people), places=_tags(places), topics=_tags(topics),
+        emotion=_NEUTRAL if feeling is None else felt(
+            float(feeling["valence"]), float(feeling["arousal"]), tuple(feeling["tags"]),
+            float(feeling["significance"])),
+        confidence=int(confidence), source=source_of(key, str(author)), state=_STATES[state],
+        status=_STATUSES[status], reviews=tuple(sorted(reviews)) if reviews else (), causes=_tags(refs),
         open_question=kind == Kind.OPEN_LOOP.value and words.rstrip().endswith(("?", "？")),
     )
+
+
+#: enum members by stored value (a dict lookup is several times cheaper than Enum(value))
+_KINDS = {k.value: k for k in Kind}
+_STATES = {s.value: s for s in BeliefState}
+_STATUSES = {s.value: s for s in Status}
+
+
+def _tags(stored: str) -> tuple[str, ...]:
+    return () if stored == "[]" else tuple(orjson.loads(stored))
 
 
 def reviews(conn: Connection, stream: DomainStream, scope: Scope | None,
@@ -196,20 +205,41 @@ def proposal_keys(conn: Connection, stream: DomainStream, source: str) -> set[st
     return {str(k) for (k,) in db.rows(sql, [f"{source}:", f"{source};"])}
 
 
-def recent(conn: Connection, stream: DomainStream, scope: Scope, n: int) -> list[MemoryRecord]:
-    """About the observer's `n` newest memories (for the mood): a chair's are the domain's
-    newest writes, read backwards along the log; anyone else's the newest that reached it."""
+def recent(conn: Connection, stream: DomainStream, scope: Scope, n: int, *,
+           pages: int = 5) -> list[MemoryRecord]:
+    """The observer's `n` newest lived memories (for the mood), newest first, with their time
+    and emotion: a chair's are the domain's newest writes (the `lived` row; read backwards
+    along the log in a store projected before it existed); anyone else's the newest that
+    reached it. A dynamic's proposals are no experience and are skipped, a page at a time."""
     db = _Reader(conn, stream)
+    lived: list[MemoryRecord] = []
     if scope.whole:
-        rows = db.rows(f"SELECT originator_id FROM {db.events} WHERE topic = 'memhall.Entry.Written' "
-                       "ORDER BY id DESC LIMIT ?", [2 * n])
-        ids = [str(UUID(bytes=bytes(r[0])) if isinstance(r[0], (bytes, memoryview)) else r[0]) for r in rows]
-    else:
-        rows = db.rows(f"SELECT entry_id FROM {db.p}exposure WHERE holder = ? ORDER BY position DESC LIMIT ?",
-                       [scope.observer, 4 * n])
-        ids = [str(r[0]) for r in rows]
-    found = by_ids(conn, stream, None, ids, with_reviews=False, text=False)
-    return [found[i] for i in dict.fromkeys(ids) if i in found]
+        kept = db.rows(f"SELECT recent FROM {db.p}lived WHERE id = 'domain'")
+        if kept:
+            return [constructed(id=str(i), text="", occurred_at=from_iso(at), emotion=felt(float(v), float(a)))
+                    for i, at, v, a in orjson.loads(kept[0][0])[:n]]
+    after = None
+    for _ in range(pages):
+        if scope.whole:
+            rows = db.rows(f"SELECT id, originator_id FROM {db.events} WHERE topic = 'memhall.Entry.Written'"
+                           + (" AND id < ?" if after is not None else "") + " ORDER BY id DESC LIMIT ?",
+                           [*([after] if after is not None else []), 2 * n])
+            ids = [str(UUID(bytes=bytes(r[1])) if isinstance(r[1], (bytes, memoryview)) else r[1]) for r in rows]
+        else:
+            rows = db.rows(f"SELECT position, entry_id FROM {db.p}exposure WHERE holder = ?"
+                           + (" AND position < ?" if after is not None else "") + " ORDER BY position DESC LIMIT ?",
+                           [scope.observer, *([after] if after is not None else []), 4 * n])
+            ids = [str(r[1]) for r in rows]
+        found = by_ids(conn, stream, None, ids, with_reviews=False, text=False)
+        seen = {r.id for r in lived}
+        for ident in dict.fromkeys(ids):
+            record = found.get(ident)
+            if record is not None and ident not in seen and not record.proposed_by_a_dynamic:
+                lived.append(record)
+        if len(lived) >= n or not rows or len(rows) < (2 if scope.whole else 4) * n:
+            break
+        after = rows[-1][0]
+    return lived[:n]
 
 
 def nudge_sums(conn: Connection, stream: DomainStream, holder: str,

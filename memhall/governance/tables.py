@@ -121,6 +121,7 @@ class DomainTables:
         self.exposure = _table(schema.EXPOSURE, self.prefix, md)
         self.encodings = _table(schema.ENCODINGS, self.prefix, md)
         self.nudges = _table(schema.NUDGES, self.prefix, md)
+        self.lived = _table(schema.LIVED, self.prefix, md)
         # The hash chain is not a projection: it is never rebuilt from the log.
         self.chain = Table(
             self.prefix + "chain",
@@ -133,7 +134,8 @@ class DomainTables:
     def projections(self) -> tuple[Table, ...]:
         """Read models that `rebuild` may drop and replay (never the chain)."""
         return (self.entries, self.sessions, self.promotions, self.requests,
-                self.materializations, self.audit, self.exposure, self.encodings, self.nudges)
+                self.materializations, self.audit, self.exposure, self.encodings, self.nudges,
+                self.lived)
 
 
 @cache

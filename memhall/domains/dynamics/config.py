@@ -27,8 +27,10 @@ class ForgettingConfig(_Section):
     review_boost: float = Field(default=1.0, ge=0)
     #: Below this strength a memory is "faded": lower priority, never deleted.
     threshold: float = Field(default=0.2, gt=0, lt=1)
-    #: The retrieval weight of a faded memory; 0.5 at most halves, like recall's other factors.
-    faded_weight: float = Field(default=0.5, gt=0, le=1)
+    #: The retrieval weight of a faded memory. Ours: 0.9, so forgetting reorders memories
+    #: about equally relevant and never outvotes relevance (at 0.5 the recall eval's R@5
+    #: fell from 25.5 % to 9.6 %; at 0.8 to 23.4 %; at 0.9 it holds).
+    faded_weight: float = Field(default=0.9, gt=0, le=1)
 
 
 class ConsolidationConfig(_Section):
@@ -48,8 +50,8 @@ class ConsolidationConfig(_Section):
 class MoodConfig(_Section):
     """The mood: a weighted mean of the emotion of an observer's recent N memories."""
 
-    #: N. Ours: about two sessions' worth of writes.
-    window: int = Field(default=20, ge=1)
+    #: N. Ours: about two sessions' worth of writes (the hall keeps the newest 100).
+    window: int = Field(default=20, ge=1, le=100)
     #: The i-th newest memory weighs decay**i.
     decay: float = Field(default=0.9, gt=0, le=1)
     #: Mood-congruent recall changes a weight by at most ±this ("slightly").

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
 
@@ -58,17 +58,31 @@ class MemoryRecord(BaseModel):
         return self.source in (WANDERING, CONSOLIDATION)
 
 
-_DEFAULTS = {name: field.default for name, field in MemoryRecord.model_fields.items() if not field.is_required()}
+M = TypeVar("M", bound=BaseModel)
+
+
+def _defaults(model: type[BaseModel]) -> dict[str, Any]:
+    return {name: field.default for name, field in model.model_fields.items() if not field.is_required()}
+
+
+_DEFAULTS: dict[type[BaseModel], dict[str, Any]] = {MemoryRecord: _defaults(MemoryRecord),
+                                                    Emotion: _defaults(Emotion)}
+
+
+def _built(model: type[M], values: dict[str, Any]) -> M:
+    """pydantic's model_construct, less its per-field bookkeeping: no validation, for values
+    already in normal form (the hall's own read models); a walk builds one per memory."""
+    made = model.__new__(model)
+    object.__setattr__(made, "__dict__", {**_DEFAULTS[model], **values})
+    object.__setattr__(made, "__pydantic_fields_set__", set(values))
+    object.__setattr__(made, "__pydantic_extra__", None)
+    object.__setattr__(made, "__pydantic_private__", None)
+    return made
 
 
 def constructed(**values: Any) -> MemoryRecord:
-    """A record from values already in normal form (the hall's own read models), without
-    validation: pydantic's model_construct, less its per-field bookkeeping, as a walk
-    over a whole domain builds one per memory."""
-    record = MemoryRecord.__new__(MemoryRecord)
-    fields = {**_DEFAULTS, **values}
-    object.__setattr__(record, "__dict__", fields)
-    object.__setattr__(record, "__pydantic_fields_set__", set(values))
-    object.__setattr__(record, "__pydantic_extra__", None)
-    object.__setattr__(record, "__pydantic_private__", None)
-    return record
+    return _built(MemoryRecord, values)
+
+
+def felt(valence: float, arousal: float, tags: tuple[str, ...] = (), significance: float = 0.0) -> Emotion:
+    return _built(Emotion, {"valence": valence, "arousal": arousal, "tags": tags, "significance": significance})

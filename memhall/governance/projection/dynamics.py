@@ -10,8 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from memhall.governance.projection.ops import Insert, Op, State, projects
+from typing import Any
+
+from memhall.governance.projection.ops import Insert, Merge, Op, State, projects
 from memhall.governance.projection.schema import iso
+
+#: how many lived writes the `lived` row keeps (the mood's window is at most this)
+LIVED_KEPT = 100
+#: idempotency-key prefixes of the dynamics' own proposals, which are no experience
+PROPOSED = ("consolidation:", "wandering:")
 
 
 @projects("memhall.Entry.Written")
@@ -23,6 +30,26 @@ def _encoded(e: State, position: int) -> Iterable[Op]:
             "encoder_version": encoding["encoder_version"], "emotion": encoding["emotion"],
             "entities": list(encoding["entities"]),
         })
+
+
+@projects("memhall.Domain.Opened")
+def _opened(e: State, position: int) -> Iterable[Op]:
+    yield Insert("lived", {"id": "domain", "recent": [], "position": position})
+
+
+@projects("memhall.Entry.Written")
+def _lived(e: State, position: int) -> Iterable[Op]:
+    """[id, occurred_at, valence, arousal] of each lived write, newest first."""
+    if (e.get("idempotency_key") or "").startswith(PROPOSED):
+        return
+    emotion = (e.get("encoding") or {}).get("emotion") or {}
+    item = [e["originator_id"], iso(e.get("occurred_at") or e["timestamp"]),
+            emotion.get("valence", 0.0), emotion.get("arousal", 0.0)]
+
+    def change(row: dict[str, Any]) -> dict[str, Any]:
+        return {"recent": [item, *row["recent"]][:LIVED_KEPT], "position": position}
+
+    yield Merge("lived", "domain", change)
 
 
 @projects("memhall.Recall.Recorded")

@@ -138,9 +138,13 @@ NUDGES = TableSpec("nudges", "id", (
     _req("at", TIME),
 ), (("nudges_holder", ("holder", "entry_id", "position"), False),))
 
+#: the domain's newest lived writes (not a dynamic's proposals), newest first, for the mood of
+#: those who hold the whole domain: one row, so a recall reads it in one step
+LIVED = TableSpec("lived", "id", (_req("id"), _req("recent", JSON), _req("position", POSITION)))
+
 #: every read model `rebuild` may drop and replay, and `audit verify` recomputes
 READ_MODELS: tuple[TableSpec, ...] = (ENTRIES, SESSIONS, PROMOTIONS, REQUESTS, MATERIALIZATIONS, AUDIT,
-                                      EXPOSURE, ENCODINGS, NUDGES)
+                                      EXPOSURE, ENCODINGS, NUDGES, LIVED)
 BY_SUFFIX = {spec.suffix: spec for spec in (*READ_MODELS, SEARCH)}
 
 

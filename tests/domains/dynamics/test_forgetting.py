@@ -12,7 +12,7 @@ from memhall.domains.dynamics.config import ForgettingConfig
 from memhall.domains.dynamics.forgetting import retention, retention_of, stability, strength
 from tests.domains.dynamics.memories import day, memory
 
-CONFIG = ForgettingConfig()  # base 7 days, boost 1, threshold 0.2, faded weight 0.5
+CONFIG = ForgettingConfig(faded_weight=0.5)  # base 7 days, boost 1, threshold 0.2
 
 
 def test_stability_grows_by_one_base_per_review() -> None:
