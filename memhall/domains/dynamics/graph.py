@@ -19,10 +19,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
-from itertools import combinations
 from typing import NamedTuple
 
-from memhall.domains.dynamics.record import WANDERING, MemoryRecord
+from memhall.domains.dynamics.record import MemoryRecord
 
 
 class NodeKind(str, Enum):
@@ -120,36 +119,10 @@ class TagGraph:
     def build(cls, records: Iterable[MemoryRecord], *, weights: Mapping[str, float] | None = None,
               insight_weight: float = 0.1) -> TagGraph:
         """The graph of `records`; `weights` (memory id -> retrieval weight, 1 if absent)
-        scale each memory's edges, so faded memories pull a walk less.
+        scale each memory's edges, so faded memories pull a walk less."""
+        from memhall.domains.dynamics.linking import build_links
 
-        Built with plain dicts and relation bitmasks (a walk builds the graph of a whole
-        domain: 100k memories make about a million link additions)."""
-        records = sorted(records, key=lambda r: r.id)
-        by_id = {r.id: r for r in records}
-        weights = weights or {}
-        masks: dict[Pair, int] = {}
-        behind: dict[Pair, list[str]] = {}
-        totals: dict[Pair, float] = {}
-        intensities: dict[Node, float] = {}
-        for record in records:
-            insight = record.source == WANDERING
-            own = _insight_relations(record) if insight else _relations(record, by_id)
-            weight = insight_weight if insight else weights.get(record.id, 1.0)
-            felt = 0.0 if insight else record.emotion.intensity
-            ident = record.id
-            for key, mask in own.items():
-                known = masks.get(key)
-                if known is None:
-                    masks[key], behind[key], totals[key] = mask, [ident], weight
-                else:
-                    masks[key] = known | mask
-                    behind[key].append(ident)
-                    totals[key] += weight
-            for node in {n for key in own for n in key}:
-                if felt >= intensities.get(node, 0.0):
-                    intensities[node] = felt
-        links = {key: Link(key[0], key[1], _KINDS[mask], tuple(behind[key]), totals[key])
-                 for key, mask in masks.items()}
+        links, intensities = build_links(records, weights or {}, insight_weight)
         return cls(links=links, intensities=intensities)
 
     def nodes(self) -> list[Node]:
@@ -182,42 +155,6 @@ class TagGraph:
 
 
 #: each relation kind as a bit, and every set of them as the frozenset a Link holds
-_BIT = {relation: 1 << index for index, relation in enumerate(Relation)}
-_KINDS = {mask: frozenset(r for r, bit in _BIT.items() if mask & bit) for mask in range(1 << len(_BIT))}
-_PERSON, _EVENT, _TEMPORAL, _CAUSAL, _EMOTIONAL, _WANDERING = (
-    _BIT[Relation.PERSON], _BIT[Relation.EVENT], _BIT[Relation.TEMPORAL], _BIT[Relation.CAUSAL],
-    _BIT[Relation.EMOTIONAL], _BIT[Relation.WANDERING])
-
-
-def _relations(record: MemoryRecord, by_id: Mapping[str, MemoryRecord]) -> dict[Pair, int]:
-    found: dict[Pair, int] = {}
-    entities = entity_nodes(record)
-    for x, y in combinations(entities, 2):
-        key = (x, y) if x <= y else (y, x)
-        both_people = x.kind is NodeKind.PERSON and y.kind is NodeKind.PERSON
-        found[key] = found.get(key, 0) | (_PERSON if both_people else _EVENT)
-    when = Node(NodeKind.TIME, period(record.occurred_at))
-    for node in entities:
-        key = (node, when) if node <= when else (when, node)
-        found[key] = found.get(key, 0) | _TEMPORAL
-    feelers = [n for n in entities if n.kind is NodeKind.PERSON] or entities
-    for tag in record.emotion.tags:
-        feeling = Node(NodeKind.EMOTION, tag)
-        for node in feelers:
-            key = (node, feeling) if node <= feeling else (feeling, node)
-            found[key] = found.get(key, 0) | _EMOTIONAL
-    for cause_id in record.causes:
-        cause = by_id.get(cause_id)
-        if cause is None or cause.source == WANDERING:
-            continue
-        for x in entity_nodes(cause):
-            for y in entities:
-                if x != y:
-                    key = (x, y) if x <= y else (y, x)
-                    found[key] = found.get(key, 0) | _CAUSAL
-    return found
-
-
-def _insight_relations(record: MemoryRecord) -> dict[Pair, int]:
-    """A recorded insight joins the nodes it names, and nothing else."""
-    return {pair(x, y): _WANDERING for x, y in combinations(entity_nodes(record), 2)}
+RELATION_BITS = {relation: 1 << index for index, relation in enumerate(Relation)}
+KINDS_OF_MASK = {mask: frozenset(r for r, bit in RELATION_BITS.items() if mask & bit)
+                 for mask in range(1 << len(RELATION_BITS))}
