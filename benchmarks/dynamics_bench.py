@@ -190,11 +190,12 @@ def main(argv: list[str] | None = None) -> int:
         hall.store.dispose()
         if not args.skip_eval:
             SYSTEMS["fused+dynamics"] = fused_with_dynamics
-            report = evaluate(load_multiagent(), ["fused", "fused+dynamics"], folder / "eval")
+            with tempfile.TemporaryDirectory(prefix="dynamics-eval-") as fresh:
+                report = evaluate(load_multiagent(), ["fused", "fused+dynamics"], Path(fresh))
             for name in ("fused", "fused+dynamics"):
                 row = report.scores(name)
-                print(f"recall eval, {name}: R@1 {row['R@1']:.1f}  R@5 {row['R@5']:.1f}  "
-                      f"R@10 {row['R@10']:.1f}  p50 {row['p50_ms']:.1f} ms")
+                print(f"recall eval (multi-agent story), {name}: R@1 {100 * row['R@1']:.1f} %  "
+                      f"R@5 {100 * row['R@5']:.1f} %  R@10 {100 * row['R@10']:.1f} %  p50 {row['p50_ms']:.1f} ms")
     return 0
 
 

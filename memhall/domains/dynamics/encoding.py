@@ -157,23 +157,48 @@ def entities(text: str, people: Sequence[str]) -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
+_BREAK, _NEGATOR, _INTENSIFIER, _WORD = range(4)
+#: token -> (its role, whether it marks significance, its intensifier boost, its sense):
+#: filled as tokens are met, so a write costs one lookup per token after the first few
+_ROLES: dict[str, tuple[int, bool, float, Sense | None]] = {}
+
+
+def _role(token: str) -> tuple[int, bool, float, Sense | None]:
+    role = _ROLES.get(token)
+    if role is None:
+        if token in CLAUSE_BREAKS:
+            kind = _BREAK
+        elif token in NEGATORS or token.endswith("n't"):
+            kind = _NEGATOR
+        elif token in INTENSIFIERS:
+            kind = _INTENSIFIER
+        else:
+            kind = _WORD
+        role = (kind, token in SIGNIFICANCE_MARKERS, INTENSIFIERS.get(token, 1.0),
+                sense_of(token) if kind == _WORD else None)
+        if len(_ROLES) < 200_000:
+            _ROLES[token] = role
+    return role
+
+
 def appraise(text: str) -> Emotion:
     hits: list[Sense] = []
     scope, boost, marked = 0, 1.0, False
     for token in tokens(text):
-        marked = marked or token in SIGNIFICANCE_MARKERS
-        if token in CLAUSE_BREAKS:
+        kind, marks, intensity, sense = _role(token)
+        marked = marked or marks
+        if kind == _BREAK:
             scope, boost = 0, 1.0
-        elif token in NEGATORS or token.endswith("n't"):
+        elif kind == _NEGATOR:
             scope = NEGATION_SCOPE
-        elif token in INTENSIFIERS:
-            boost = INTENSIFIERS[token]
+        elif kind == _INTENSIFIER:
+            boost = intensity
             continue  # an intensifier shades only the word right after it
         else:
-            sense = sense_of(token)
             if sense is not None:
                 hits.append(_shaded(sense, boost, negated=scope > 0))
-            scope = max(0, scope - 1)
+            if scope:
+                scope -= 1
         boost = 1.0
     exclaimed = 0.1 * min(2, text.count("!") + text.count("！"))
     if not hits:
