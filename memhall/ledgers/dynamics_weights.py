@@ -12,7 +12,7 @@ How a recall plugs them in (SPEC §7; seed 001):
 Multiplying only among relevant candidates keeps the dynamics from pulling in
 a memory that nothing in the task is about: they reorder, they never recall.
 Every factor is bounded (forgetting ×0.9 once faded, a wandering insight weighs
-0.1, mood ±10 %, activation up to +30 %, salience ±10 %), and none is shown as
+0.1, mood ±10 %, activation up to +10 %, salience ±10 %), and none is shown as
 text: only `--explain` shows them (strength, reviews, tier and each factor).
 """
 

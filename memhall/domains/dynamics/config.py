@@ -63,8 +63,10 @@ class MoodConfig(_Section):
 class ActivationConfig(_Section):
     """One-hop spreading activation over the tag graph."""
 
-    #: A neighbour's boost is at most this share of its weight (1 + 0.3).
-    spread_factor: float = Field(default=0.3, ge=0, le=1)
+    #: A neighbour's boost is at most this share of its weight. Ours: 0.1 (× 1.1 at most),
+    #: the bound of every other dynamic, so activation reorders near-ties and never
+    #: outvotes what the task is about.
+    spread_factor: float = Field(default=0.1, ge=0, le=1)
 
 
 class TierConfig(_Section):

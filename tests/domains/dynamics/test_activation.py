@@ -18,7 +18,7 @@ Q1 = Node(NodeKind.TIME, "2026Q1")
 def test_an_active_node_shares_its_activation_among_its_links_by_weight() -> None:
     graph = TagGraph.build([memory("m1", people=("xiaomei", "liu"), topics=("moving",))])
 
-    activation = spread(graph, [XIAOMEI], ActivationConfig())
+    activation = spread(graph, [XIAOMEI], ActivationConfig(spread_factor=0.3))
 
     # xiaomei has three links of weight 1 (liu, moving, 2026Q1): 0.3 · 1/3 each
     assert activation == pytest.approx({LIU: 0.1, MOVING: 0.1, Q1: 0.1})
@@ -27,7 +27,7 @@ def test_an_active_node_shares_its_activation_among_its_links_by_weight() -> Non
 def test_active_nodes_are_not_boosted_and_a_shared_neighbour_caps_at_the_spread_factor() -> None:
     graph = TagGraph.build([memory("m1", people=("xiaomei", "liu"))])
 
-    activation = spread(graph, [XIAOMEI, LIU], ActivationConfig())
+    activation = spread(graph, [XIAOMEI, LIU], ActivationConfig(spread_factor=0.3))
 
     # each gives half its weight to 2026Q1: 0.3 · (0.5 + 0.5)
     assert activation == pytest.approx({Q1: 0.3})

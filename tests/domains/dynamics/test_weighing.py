@@ -122,4 +122,4 @@ def test_every_factor_stays_in_its_bounds(memories: list[tuple[float, float, int
         assert w.retention in (1.0, CONFIG.forgetting.faded_weight)
         assert 1 - CONFIG.mood.max_reweight - 1e-9 <= w.mood <= 1 + CONFIG.mood.max_reweight + 1e-9
         assert 1.0 <= w.activation <= 1 + CONFIG.activation.spread_factor
-        assert CONFIG.forgetting.faded_weight * 0.9 * 0.9 - 1e-9 <= w.factor <= 1.1 * 1.3 * 1.1 + 1e-9
+        assert CONFIG.forgetting.faded_weight * 0.9 * 0.9 - 1e-9 <= w.factor <= 1.1 * 1.1 * 1.1 + 1e-9
