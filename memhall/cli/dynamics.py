@@ -19,7 +19,8 @@ pass_app = click.make_pass_decorator(App, ensure=True)
 
 
 class Moment(click.ParamType):  # type: ignore[type-arg]  # generic only in click >= 8.3
-    """An ISO-8601 date or time; without a zone it is UTC."""
+    """An ISO-8601 date or time; without a zone it is UTC. Years 1900-9000: a window
+    reaching below year 1 would not be a date."""
 
     name = "TIME"
 
@@ -31,6 +32,8 @@ class Moment(click.ParamType):  # type: ignore[type-arg]  # generic only in clic
         except ValueError:
             self.fail(f"{value!r} is not an ISO-8601 date or time (e.g. 2026-03-02 or "
                       "2026-03-02T09:00:00Z)", param, ctx)
+        if not 1900 <= moment.year <= 9000:
+            self.fail(f"{value!r} is out of range (years 1900 to 9000)", param, ctx)
         return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
