@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from memhall.cli.context import ID, App, emit, json_option, note
+from memhall.cli.options import MOMENT
 from memhall.domains.dynamics.config import DynamicsConfig
 from memhall.domains.dynamics.drawing import to_dot, to_mermaid
 from memhall.governance import consolidation, wandering
@@ -18,26 +19,6 @@ from memhall.policies.dynamics_file import load_dynamics
 pass_app = click.make_pass_decorator(App, ensure=True)
 
 
-class Moment(click.ParamType):  # type: ignore[type-arg]  # generic only in click >= 8.3
-    """An ISO-8601 date or time; without a zone it is UTC. Years 1900-9000: a window
-    reaching below year 1 would not be a date."""
-
-    name = "TIME"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> datetime:
-        if isinstance(value, datetime):
-            return value
-        try:
-            moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-        except ValueError:
-            self.fail(f"{value!r} is not an ISO-8601 date or time (e.g. 2026-03-02 or "
-                      "2026-03-02T09:00:00Z)", param, ctx)
-        if not 1900 <= moment.year <= 9000:
-            self.fail(f"{value!r} is out of range (years 1900 to 9000)", param, ctx)
-        return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
-
-
-MOMENT = Moment()
 
 
 def _config(app: App) -> DynamicsConfig:

@@ -230,6 +230,7 @@ COMMANDS = {
     "wander": "memhall.cli.dynamics:wander",
     "graph": "memhall.cli.dynamics:graph",
     "strength": "memhall.cli.dynamics:strength",
+    "trust": "memhall.cli.trust:trust",
     "mcp": "memhall.agents.command:mcp",
     "hook": "memhall.agents.hook_command:hook",
     "hooks": "memhall.agents.install_command:hooks",

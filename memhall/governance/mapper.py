@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from memhall.domains import (  # noqa: F401 (registers every event topic)
     entry,
     materialization,
+    opinion,
     promotion,
     recall,
     records,

@@ -122,6 +122,7 @@ class DomainTables:
         self.encodings = _table(schema.ENCODINGS, self.prefix, md)
         self.nudges = _table(schema.NUDGES, self.prefix, md)
         self.lived = _table(schema.LIVED, self.prefix, md)
+        self.opinions = _table(schema.OPINIONS, self.prefix, md)
         # The hash chain is not a projection: it is never rebuilt from the log.
         self.chain = Table(
             self.prefix + "chain",
@@ -135,7 +136,7 @@ class DomainTables:
         """Read models that `rebuild` may drop and replay (never the chain)."""
         return (self.entries, self.sessions, self.promotions, self.requests,
                 self.materializations, self.audit, self.exposure, self.encodings, self.nudges,
-                self.lived)
+                self.lived, self.opinions)
 
 
 @cache

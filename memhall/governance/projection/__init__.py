@@ -8,6 +8,7 @@ from memhall.governance.projection import (  # noqa: F401 (each registers its ha
     dynamics,
     entries,
     exposure,
+    opinions,
     promotions,
     requests,
     sessions,

@@ -142,9 +142,21 @@ NUDGES = TableSpec("nudges", "id", (
 #: those who hold the whole domain: one row, so a recall reads it in one step
 LIVED = TableSpec("lived", "id", (_req("id"), _req("recent", JSON), _req("position", POSITION)))
 
+#: subjective claims (issue 12): each observer's judgement of an entity by category, source
+#: trust being the category `trust` (value 0..1); `history` is every step that moved it
+OPINIONS = TableSpec("opinions", "id", (
+    _req("id"), _req("observer"), _req("entity"), _req("category"), Col("topic"),
+    _req("statement"), _req("stance"), _req("confidence", INT), Col("value", JSON),
+    _req("evidence", JSON), _req("version", INT), _req("active", BOOL), _req("history", JSON),
+    _req("created_at", TIME), _req("updated_at", TIME), _req("position", POSITION),
+), (
+    ("opinions_observer", ("observer", "category", "entity"), False),
+    ("opinions_entity", ("entity", "category"), False),
+))
+
 #: every read model `rebuild` may drop and replay, and `audit verify` recomputes
 READ_MODELS: tuple[TableSpec, ...] = (ENTRIES, SESSIONS, PROMOTIONS, REQUESTS, MATERIALIZATIONS, AUDIT,
-                                      EXPOSURE, ENCODINGS, NUDGES, LIVED)
+                                      EXPOSURE, ENCODINGS, NUDGES, LIVED, OPINIONS)
 BY_SUFFIX = {spec.suffix: spec for spec in (*READ_MODELS, SEARCH)}
 
 
