@@ -166,8 +166,8 @@ def close_keyed(hall: Hall, actor: str, domain: str, key: str, summary: str,
         active, _ = current_draft(conn, stream, keyed.id)
     if active is not None and summary_entry:
         by = UUID(summary_entry)
-        # Superseding is a governed write on the target: may the actor write L1 here?
-        hall.entry_action(actor, domain, UUID(active.id), Action.WRITE_L1,
+        # Superseding is governed on the target: may an L2 wrap-up replace this draft?
+        hall.entry_action(actor, domain, UUID(active.id), Action.SUPERSEDE,
                           lambda e, d: e.supersede(by, actor=d.request.principal, rule=d.rule_id),
-                          target_layer=active.layer)
+                          target_layer=Layer.L2.value)
     return Closing(session_id=keyed.id, wrap_up=result, draft_id=active.id if active else None)

@@ -9,7 +9,7 @@ refused action stays in the log.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any, TypeVar
@@ -204,7 +204,8 @@ class Hall:
         claimed_domain: str = "",
         claimed_layer: str = "",
     ) -> WriteResult:
-        """Write an L1 or L2 entry; the same memory written twice is stored once."""
+        """Write an L1 or L2 entry; the same memory written twice is stored once.
+        Superseding is a second decision, on the target entry (`supersede`)."""
         actor = principal_name(actor)
         action = write_action(entry)
         stream = self.stream(domain, actor=actor, action=action)
@@ -219,6 +220,8 @@ class Hall:
                 self.refuse(session, stream, request, InvalidValueError(
                     f"cannot write at {entry.layer.value}: L3 and L4 are reached only by promotion"
                 ), rule="layers-by-promotion-only")
+            target = (self._supersede_target(session, stream, actor, entry, supersedes)
+                      if supersedes is not None else None)
             self._check_pending(session, stream, request, entry)
             replayed = self.replayed(session, stream, entry)
             if replayed is not None:
@@ -232,27 +235,51 @@ class Hall:
                               implanted=self.implanted_confidence,
                               encoding=encoded(self.encoder, entry, actor, self.clock()))
             changed: list[Any] = [new]
-            if supersedes is not None:
-                old: Entry = stream.get(supersedes, kind=Entry)
-                old.supersede(new.id, actor=actor, rule=decision.rule_id)
-                changed.append(old)
+            if target is not None:
+                self._supersede(session, stream, target, new)
+                changed.append(target[0])
             stream.save(session, *changed)
         return WriteResult(entry_id=str(new.id), domain=stream.name, layer=entry.layer.value,
                            rule=decision.rule_id)
 
-    def write_many(self, actor: str, domain: str, entries: list[EntryDraft]) -> list[WriteResult]:
+    def _supersede_target(self, session: Connection, stream: DomainStream, actor: str,
+                          entry: EntryDraft, target_id: UUID) -> tuple[Entry, PolicyRequest, Decision]:
+        """Superseding acts on the target: the policy decides with the target's
+        layer, kind and author (from its events) and the layer of the new entry."""
+        old: Entry = stream.get(target_id, kind=Entry)
+        request = PolicyRequest(principal=actor, action=Action.SUPERSEDE, domain=stream.name,
+                                **{**entry_facts(old), "target_layer": entry.layer.value})
+        return old, request, self.authorize(session, stream, request)
+
+    def _supersede(self, session: Connection, stream: DomainStream,
+                   target: tuple[Entry, PolicyRequest, Decision], new: Entry) -> None:
+        old, request, decision = target
+        try:
+            old.supersede(new.id, actor=request.principal, rule=decision.rule_id)
+        except MemhallError as error:
+            self.refuse(session, stream, request, error, rule=decision.rule_id)
+
+    def write_many(self, actor: str, domain: str, entries: list[EntryDraft],
+                   supersedes: Sequence[UUID | None] = ()) -> list[WriteResult]:
         """The batched import path: many entries, one transaction, each one
-        authorized and deduplicated (against the store and within the batch)."""
+        authorized and deduplicated (against the active entries of the store and
+        within the batch). `supersedes[i]`, when given, is what entry i replaces."""
         actor = principal_name(actor)
+        if supersedes and len(supersedes) != len(entries):
+            raise InvalidValueError("write_many: give one supersedes value per entry (or none)")
         stream = self.stream(domain, actor=actor, action=Action.WRITE_L1)
         results: list[WriteResult] = []
         with self.writing(stream) as session:
             fresh: list[Entry] = []
+            replaced: dict[UUID, Entry] = {}
             seen = self._existing(session, stream, {e.dedup_key() for e in entries})
-            for entry in entries:
+            for index, entry in enumerate(entries):
                 request = PolicyRequest(principal=actor, action=write_action(entry),
                                         domain=stream.name, **draft_facts(entry, actor))
                 decision = self.authorize(session, stream, request)
+                target_id = supersedes[index] if supersedes else None
+                target = (self._supersede_target(session, stream, actor, entry, target_id)
+                          if target_id is not None and target_id not in replaced else None)
                 self._check_pending(session, stream, request, entry)
                 key = entry.dedup_key()
                 duplicate = self.replayed(session, stream, entry) or seen.get(key)
@@ -262,10 +289,14 @@ class Hall:
                                       encoding=encoded(self.encoder, entry, actor, self.clock()))
                     fresh.append(new)
                     seen[key] = str(new.id)
+                    if target is not None:
+                        self._supersede(session, stream, target, new)
+                        replaced[target[0].id] = target[0]
+                        seen = {k: v for k, v in seen.items() if v != str(target[0].id)}
                 results.append(WriteResult(entry_id=duplicate or seen[key], domain=stream.name,
                                            layer=entry.layer.value, duplicate_of=duplicate,
                                            rule=decision.rule_id))
-            stream.save(session, *fresh)
+            stream.save(session, *fresh, *replaced.values())
         return results
 
     def replayed(self, session: Connection, stream: DomainStream, entry: EntryDraft) -> str | None:
@@ -296,14 +327,15 @@ class Hall:
                             rule="pending-names-an-open-request")
 
     def _existing(self, session: Connection, stream: DomainStream, keys: set[str]) -> dict[str, str]:
-        """Stored entries (not retired) by dedup key, for a batch of keys."""
+        """Active stored entries by dedup key, for a batch of keys: a value that was
+        superseded or retired and comes back is a new write, not a duplicate."""
         entries = stream.tables.entries
         found: dict[str, str] = {}
         ordered = sorted(keys)
         for start in range(0, len(ordered), 500):
             rows = session.execute(
                 select(entries.c.dedup_key, entries.c.id)
-                .where(entries.c.dedup_key.in_(ordered[start:start + 500]), entries.c.status != "retired")
+                .where(entries.c.dedup_key.in_(ordered[start:start + 500]), entries.c.status == "active")
             )
             found.update({str(k): str(i) for k, i in rows})
         return found
@@ -312,7 +344,7 @@ class Hall:
         entries = stream.tables.entries
         row = session.execute(
             select(entries.c.id)
-            .where(entries.c.dedup_key == entry.dedup_key(), entries.c.status != "retired")
+            .where(entries.c.dedup_key == entry.dedup_key(), entries.c.status == "active")
             .limit(1)
         ).first()
         return str(row[0]) if row else None

@@ -25,6 +25,7 @@ class Action(str, Enum):
     WITHDRAW = "withdraw"
     DEMOTE = "demote"
     RETIRE = "retire"
+    SUPERSEDE = "supersede"  # on the target entry: a new write replaces it
     CLOSE_LOOP = "close_loop"
     MATERIALIZE = "materialize"
     REQUEST = "request"
