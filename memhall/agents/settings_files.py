@@ -42,7 +42,11 @@ class Install:
     actor: str | None = None
 
     def command(self, event: str) -> str:
-        words = [*shlex.split(self.program), "hook", event, "--agent", self.agent]
+        try:
+            program = shlex.split(self.program)
+        except ValueError as error:  # an unclosed quote
+            raise InvalidValueError(f"--command {self.program!r}: {error}") from None
+        words = [*program, "hook", event, "--agent", self.agent]
         if self.domain:
             words += ["--domain", self.domain]
         if self.actor:
