@@ -8,6 +8,8 @@ from datetime import datetime, timezone
 def iso(moment: datetime | str) -> str:
     """`2026-11-30T15:01:43.123456Z`: the same text for the same instant, whatever its offset."""
     if isinstance(moment, str):
+        if len(moment) == 27 and moment[26] == "Z" and moment[10] == "T" and moment[19] == ".":
+            return moment  # already the stored form (most event timestamps): parsing is most of the cost
         moment = datetime.fromisoformat(moment)
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from memhall.domains.errors import PolicyDeniedError
@@ -12,6 +13,15 @@ class Gate(Protocol):
     """Anything that answers policy requests (the Cedar `PolicySet`)."""
 
     def decide(self, request: PolicyRequest) -> Decision: ...
+
+
+def decide_all(gate: Gate, requests: Sequence[PolicyRequest]) -> list[Decision]:
+    """Decisions for a batch of requests, in order: in one batched evaluation when
+    the gate can (the Cedar `PolicySet`), else one by one. Same answers either way."""
+    batch = getattr(gate, "decide_batch", None)
+    if batch is not None:
+        return list(batch(requests))
+    return [gate.decide(request) for request in requests]
 
 
 class Refused(Exception):

@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from typing import Any, TypeVar
 from uuid import UUID
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection
 
 from memhall.domains.dynamics.encoding import Encoder
 from memhall.domains.entry import Entry, EntryDraft
@@ -38,7 +38,7 @@ from memhall.domains.values import (
 )
 from memhall.governance.encodings import default_encoder, encoded
 from memhall.governance.facts import draft_facts, entry_facts, write_action
-from memhall.governance.gate import NO_RULE, Gate, Refused, denial
+from memhall.governance.gate import NO_RULE, Gate, Refused, decide_all, denial
 from memhall.governance.requests import unresolved_pending
 from memhall.governance.store import Store
 from memhall.governance.streams import DomainStream, Streams
@@ -46,6 +46,18 @@ from memhall.governance.views import WriteResult
 from memhall.policies.model import Action, Decision, PolicyRequest, ResourceType
 
 T = TypeVar("T")
+
+
+def _replayed(replays: dict[str, tuple[str, str]], entry: EntryDraft, key: str) -> str | None:
+    """The entry stored under the draft's idempotency key; the key reused for other content is refused."""
+    if entry.idempotency_key is None or entry.idempotency_key not in replays:
+        return None
+    ident, dedup = replays[entry.idempotency_key]
+    if dedup != key:
+        raise InvalidValueError(
+            f"idempotency key {entry.idempotency_key!r} was already used for entry {ident} "
+            "with different content")
+    return ident
 
 
 class Hall:
@@ -263,39 +275,53 @@ class Hall:
                    supersedes: Sequence[UUID | None] = ()) -> list[WriteResult]:
         """The batched import path: many entries, one transaction, each one
         authorized and deduplicated (against the active entries of the store and
-        within the batch). `supersedes[i]`, when given, is what entry i replaces."""
+        within the batch), with the outcome of writing them one by one in order.
+        `supersedes[i]`, when given, is what entry i replaces. The policy is asked
+        once for the whole batch, before the write lock is taken."""
         actor = principal_name(actor)
         if supersedes and len(supersedes) != len(entries):
             raise InvalidValueError("write_many: give one supersedes value per entry (or none)")
         stream = self.stream(domain, actor=actor, action=Action.WRITE_L1)
+        requests = [PolicyRequest(principal=actor, action=write_action(entry), domain=stream.name,
+                                  **draft_facts(entry, actor)) for entry in entries]
+        decisions = decide_all(self.gate, requests)
+        keys = [entry.dedup_key() for entry in entries]
         results: list[WriteResult] = []
         with self.writing(stream) as session:
             fresh: list[Entry] = []
             replaced: dict[UUID, Entry] = {}
-            seen = self._existing(session, stream, {e.dedup_key() for e in entries})
-            for index, entry in enumerate(entries):
-                request = PolicyRequest(principal=actor, action=write_action(entry),
-                                        domain=stream.name, **draft_facts(entry, actor))
-                decision = self.authorize(session, stream, request)
+            seen = stream.live_entries(session, keys)
+            replays = stream.replays(session, [e.idempotency_key for e in entries if e.idempotency_key])
+            for index, (entry, request, decision, key) in enumerate(zip(entries, requests, decisions, keys)):
+                if not decision.allowed:
+                    self.refuse(session, stream, request, denial(decision), rule=decision.rule_id)
+                if entry.layer not in (Layer.L1, Layer.L2):
+                    self.refuse(session, stream, request, InvalidValueError(
+                        f"cannot write at {entry.layer.value}: L3 and L4 are reached only by promotion"
+                    ), rule="layers-by-promotion-only")
                 target_id = supersedes[index] if supersedes else None
                 target = (self._supersede_target(session, stream, actor, entry, target_id)
                           if target_id is not None and target_id not in replaced else None)
                 self._check_pending(session, stream, request, entry)
-                key = entry.dedup_key()
-                duplicate = self.replayed(session, stream, entry) or seen.get(key)
+                replayed = _replayed(replays, entry, key)
+                duplicate = replayed or seen.get(key)
                 if duplicate is None:
                     new = Entry.write(stream.name, entry, actor=actor, rule=decision.rule_id,
                                       implanted=self.implanted_confidence,
                                       encoding=encoded(self.encoder, entry, actor, self.clock()))
                     fresh.append(new)
                     seen[key] = str(new.id)
+                    if entry.idempotency_key:
+                        replays[entry.idempotency_key] = (str(new.id), key)
                     if target is not None:
+                        old = target[0]
                         self._supersede(session, stream, target, new)
-                        replaced[target[0].id] = target[0]
-                        seen = {k: v for k, v in seen.items() if v != str(target[0].id)}
+                        replaced[old.id] = old
+                        if seen.get(old.dedup_key) == str(old.id):
+                            del seen[old.dedup_key]  # no longer active: the same text again is a new write
                 results.append(WriteResult(entry_id=duplicate or seen[key], domain=stream.name,
                                            layer=entry.layer.value, duplicate_of=duplicate,
-                                           rule=decision.rule_id))
+                                           replayed=replayed is not None, rule=decision.rule_id))
             stream.save(session, *fresh, *replaced.values())
         return results
 
@@ -304,17 +330,7 @@ class Hall:
         A key reused for different content is refused: it would hide a write."""
         if entry.idempotency_key is None:
             return None
-        entries = stream.tables.entries
-        row = session.execute(
-            select(entries.c.id, entries.c.dedup_key).where(entries.c.idempotency_key == entry.idempotency_key)
-        ).first()
-        if row is None:
-            return None
-        if row.dedup_key != entry.dedup_key():
-            raise InvalidValueError(
-                f"idempotency key {entry.idempotency_key!r} was already used for entry {row.id} "
-                "with different content")
-        return str(row.id)
+        return _replayed(stream.replays(session, [entry.idempotency_key]), entry, entry.dedup_key())
 
     def _check_pending(self, session: Connection, stream: DomainStream, request: PolicyRequest,
                        entry: EntryDraft) -> None:
@@ -326,28 +342,9 @@ class Hall:
                 self.refuse(session, stream, request, InvalidValueError(problem),
                             rule="pending-names-an-open-request")
 
-    def _existing(self, session: Connection, stream: DomainStream, keys: set[str]) -> dict[str, str]:
-        """Active stored entries by dedup key, for a batch of keys: a value that was
-        superseded or retired and comes back is a new write, not a duplicate."""
-        entries = stream.tables.entries
-        found: dict[str, str] = {}
-        ordered = sorted(keys)
-        for start in range(0, len(ordered), 500):
-            rows = session.execute(
-                select(entries.c.dedup_key, entries.c.id)
-                .where(entries.c.dedup_key.in_(ordered[start:start + 500]), entries.c.status == "active")
-            )
-            found.update({str(k): str(i) for k, i in rows})
-        return found
-
     def _duplicate(self, session: Connection, stream: DomainStream, entry: EntryDraft) -> str | None:
-        entries = stream.tables.entries
-        row = session.execute(
-            select(entries.c.id)
-            .where(entries.c.dedup_key == entry.dedup_key(), entries.c.status == "active")
-            .limit(1)
-        ).first()
-        return str(row[0]) if row else None
+        key = entry.dedup_key()
+        return stream.live_entries(session, [key]).get(key)
 
     def entry_action(
         self,

@@ -3,6 +3,7 @@ their new events to the journal (events, chain and projections together)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime, timezone
 from typing import Any, TypeVar
 from uuid import UUID, uuid4
@@ -31,6 +32,9 @@ from memhall.governance.tables import (
 
 A = TypeVar("A", bound=Aggregate)
 
+#: keys per IN (...) lookup
+_CHUNK = 500
+
 
 class DomainStream:
     """Everything of one domain's stream within one store."""
@@ -41,6 +45,7 @@ class DomainStream:
         self.tables: DomainTables = tables_for(name)
         self.journal = Journal(name, store.dialect)
         self.mapper = mapper
+        self._sql: dict[tuple[str, int], str] = {}
 
     def create(self) -> None:
         """Create the domain's tables (idempotent). The events table keeps
@@ -98,6 +103,43 @@ class DomainStream:
                 topic, state, data = self.mapper.encode(event)
                 new.append(NewEvent(event.originator_id, event.originator_version, topic, state, data))
         return self.journal.append(raw(conn), new)
+
+    def live_entries(self, conn: Connection, dedup_keys: Iterable[str]) -> dict[str, str]:
+        """Active stored entries by dedup key (the earliest if several): a value that was
+        superseded or retired and comes back is a new write, not a duplicate."""
+        found: dict[str, str] = {}
+        ordered = sorted(set(dedup_keys))
+        cursor = raw(conn).cursor()
+        for start in range(0, len(ordered), _CHUNK):
+            chunk = ordered[start:start + _CHUNK]
+            cursor.execute(self._in_sql("live", len(chunk)), chunk)
+            for key, ident in cursor.fetchall():
+                found.setdefault(str(key), str(ident))
+        return found
+
+    def replays(self, conn: Connection, idempotency_keys: Iterable[str]) -> dict[str, tuple[str, str]]:
+        """Stored entries by idempotency key: (entry id, its dedup key)."""
+        found: dict[str, tuple[str, str]] = {}
+        ordered = sorted(set(idempotency_keys))
+        cursor = raw(conn).cursor()
+        for start in range(0, len(ordered), _CHUNK):
+            chunk = ordered[start:start + _CHUNK]
+            cursor.execute(self._in_sql("replay", len(chunk)), chunk)
+            for key, ident, dedup in cursor.fetchall():
+                found[str(key)] = (str(ident), str(dedup))
+        return found
+
+    def _in_sql(self, kind: str, n: int) -> str:
+        sql = self._sql.get((kind, n))
+        if sql is None:
+            m = "?" if self.store.dialect == "sqlite" else "%s"
+            marks = ", ".join([m] * n)
+            entries = self.tables.entries.name
+            sql = self._sql[(kind, n)] = (
+                f"SELECT dedup_key, id FROM {entries} WHERE dedup_key IN ({marks}) "
+                "AND status = 'active' ORDER BY created_position" if kind == "live" else
+                f"SELECT idempotency_key, id, dedup_key FROM {entries} WHERE idempotency_key IN ({marks})")
+        return sql
 
     def head(self, db: Any) -> str:
         row = db.execute(

@@ -102,6 +102,35 @@ class PolicySet:
         self._memo[key] = decision
         return decision
 
+    def decide_batch(self, requests: Sequence[PolicyRequest]) -> list[Decision]:
+        """`decide` for each request, in order (the same answers and the same memo),
+        evaluating the distinct undecided ones in one batched call."""
+        if self._ids_matter:
+            return [self.decide(request) for request in requests]
+        keys = [self._memo_key(request) for request in requests]
+        known: dict[tuple[object, ...], Decision] = {}
+        missing: dict[tuple[object, ...], PolicyRequest] = {}
+        for key, request in zip(keys, requests):
+            if key in known or key in missing:
+                continue
+            found = self._memo.get(key)
+            if found is None:
+                missing[key] = request
+            else:
+                known[key] = found
+        if missing:
+            known.update(zip(missing, self.decide_many(list(missing.values()))))
+            if len(self._memo) + len(missing) > _MEMO_SIZE:
+                self._memo.clear()
+            for key in list(missing)[:_MEMO_SIZE]:
+                self._memo[key] = known[key]
+        decided = []
+        for key, request in zip(keys, requests):
+            decision = known[key]
+            decided.append(decision if decision.request == request
+                           else decision.model_copy(update={"request": request}))
+        return decided
+
     def _memo_key(self, request: PolicyRequest) -> tuple[object, ...]:
         if self._ids_matter:
             return tuple(request.__dict__.values())

@@ -34,6 +34,8 @@ command = st.one_of(
     st.tuples(st.just("promote"), st.integers(0, 20)),
     st.tuples(st.just("nominate"), st.integers(0, 20)),
     st.tuples(st.just("refused"),),
+    st.tuples(st.just("import"), st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=2),
+                                          min_size=1, max_size=6)),
 )
 
 
@@ -46,6 +48,9 @@ def apply(hall: Hall, ids: list[UUID], cmd: tuple[Any, ...]) -> None:
                                                            kind=kind)).entry_id))
     elif name == "wrap":
         sessions.wrap_up(hall, "codex", "company", f"wrapped {cmd[1]}", opens=[f"loop {cmd[1]}"])
+    elif name == "import":
+        results = hall.write_many("codex", "company", [draft(text=" ".join(w)) for w in cmd[1]])
+        ids.extend(UUID(r.entry_id) for r in results if r.duplicate_of is None)
     elif name == "refused":
         hall.write("gemini", "company", draft(text="seat in the hall", layer="L2"))
     elif pick is None:

@@ -186,3 +186,24 @@ def test_claiming_a_layer_other_than_the_stored_one_is_always_refused(
     )
 
     assert not defaults.decide(request).allowed
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(
+    st.sampled_from(list(Action)),
+    st.sampled_from(["maki", "claude", "codex", "gemini", "stranger"]),
+    st.sampled_from(["", "L1", "L2", "L3", "L4"]),
+    st.sampled_from(["claim", "episode", "quote"]),
+    st.booleans(),
+), min_size=1, max_size=12))
+def test_a_batch_of_decisions_answers_as_each_decision_alone(
+    facts: list[tuple[Action, str, str, str, bool]],
+) -> None:
+    requests = [PolicyRequest(principal=p, action=a, domain="company", resource_type=ResourceType.ENTRY,
+                              target_layer=layer, kind=kind, author=p, has_evidence=evidence)
+                for a, p, layer, kind, evidence in facts]
+
+    batched = PolicySet.load(None).decide_batch(requests)
+
+    alone = PolicySet.load(None)
+    assert batched == [alone.decide(r) for r in requests]

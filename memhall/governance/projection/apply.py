@@ -12,11 +12,11 @@ backend holds whole tables, for `audit verify` to compare with.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from memhall.governance.projection.ops import Insert, Merge, Op, Update
-from memhall.governance.projection.schema import BY_SUFFIX, TableSpec, from_sql, to_sql
+from memhall.governance.projection.schema import BY_SUFFIX, JSON, TableSpec, from_sql, json_text, to_sql
 
 Key = tuple[str, str]
 
@@ -93,6 +93,10 @@ class Projector:
         self._partial.clear()
 
 
+#: compiled statements, shared by every backend: (dialect, prefix, kind, table, columns) -> SQL
+_STATEMENTS: dict[tuple[str, ...], str] = {}
+
+
 class SqlBackend:
     """Read models of one domain on a DBAPI connection (qmark for sqlite3, format for psycopg)."""
 
@@ -101,26 +105,26 @@ class SqlBackend:
         self.dialect = dialect
         self.prefix = prefix
         self.mark = "?" if dialect == "sqlite" else "%s"
-        self._sql: dict[tuple[str, ...], str] = {}
 
     def _skip(self, table: str) -> bool:
         # PostgreSQL indexes the entries table itself; only SQLite keeps FTS rows
         return table == "search" and self.dialect != "sqlite"
 
     def _statement(self, kind: str, spec: TableSpec, columns: tuple[str, ...] = ()) -> str:
-        cache_key = (kind, spec.suffix, *columns)
-        sql = self._sql.get(cache_key)
+        cache_key = (self.dialect, self.prefix, kind, spec.suffix, *columns)
+        sql = _STATEMENTS.get(cache_key)
         if sql is None:
             name, m = self.prefix + spec.suffix, self.mark
+            names = spec.names
             if kind == "insert":
-                sql = (f"INSERT INTO {name} ({', '.join(spec.names)}) "
-                       f"VALUES ({', '.join(m for _ in spec.names)})")
+                sql = (f"INSERT INTO {name} ({', '.join(names)}) "
+                       f"VALUES ({', '.join(m for _ in names)})")
             elif kind == "select":
-                sql = f"SELECT {', '.join(spec.names)} FROM {name} WHERE {spec.key} = {m}"
+                sql = f"SELECT {', '.join(names)} FROM {name} WHERE {spec.key} = {m}"
             else:
                 sets = ", ".join(f"{c} = {m}" for c in columns)
                 sql = f"UPDATE {name} SET {sets} WHERE {spec.key} = {m}"
-            self._sql[cache_key] = sql
+            _STATEMENTS[cache_key] = sql
         return sql
 
     def fetch(self, table: str, key: str) -> dict[str, Any] | None:
@@ -136,8 +140,8 @@ class SqlBackend:
         if self._skip(table):
             return
         spec = BY_SUFFIX[table]
-        self.connection.cursor().executemany(self._statement("insert", spec),
-                                             [to_sql(spec, row) for row in rows])
+        encode = row_encoder(spec)
+        self.connection.cursor().executemany(self._statement("insert", spec), [encode(row) for row in rows])
 
     def replace(self, table: str, rows: list[dict[str, Any]]) -> None:
         if self._skip(table):
@@ -157,10 +161,35 @@ class SqlBackend:
             [(*stored(values), ident) for ident, values in rows])
 
 
+_ENCODERS: dict[str, Callable[[dict[str, Any]], tuple[Any, ...]]] = {}
+
+
+def row_encoder(spec: TableSpec) -> Callable[[dict[str, Any]], tuple[Any, ...]]:
+    """`schema.to_sql` for one table, with its column list and JSON columns worked out once."""
+    encode = _ENCODERS.get(spec.suffix)
+    if encode is None:
+        plain = [(i, c.name) for i, c in enumerate(spec.columns) if c.type != JSON]
+        json_columns = [(i, c.name) for i, c in enumerate(spec.columns) if c.type == JSON]
+        width = len(spec.columns)
+        if not json_columns:
+            names = spec.names
+
+            def encode(row: dict[str, Any]) -> tuple[Any, ...]:
+                return tuple([row[n] for n in names])
+        else:
+            def encode(row: dict[str, Any]) -> tuple[Any, ...]:
+                values: list[Any] = [None] * width
+                for i, n in plain:
+                    values[i] = row[n]
+                for i, n in json_columns:
+                    values[i] = json_text(row[n])
+                return tuple(values)
+        _ENCODERS[spec.suffix] = encode
+    return encode
+
+
 def to_sql_partial(spec: TableSpec, columns: tuple[str, ...]) -> Any:
     """Encode some columns of a row as stored (JSON as text)."""
-    from memhall.governance.projection.schema import JSON, json_text
-
     is_json = [spec.column(c).type == JSON for c in columns]
 
     def encode(values: tuple[Any, ...]) -> tuple[Any, ...]:
