@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import IO
 
 import click
 
 from memhall.cli import render
 from memhall.cli.context import ID, App, decoded, emit, json_option, note, session_of, stdin_text
-from memhall.cli.options import KINDS, LAYERS, SOURCES, limit_option
+from memhall.cli.options import KINDS, LAYERS, MOMENT, SOURCES, as_of_option, limit_option
 from memhall.cli.table import listing
 from memhall.domains.entry import draft
 from memhall.domains.errors import InvalidValueError, NotFoundError
@@ -77,6 +78,9 @@ def wrap_up(app: App, summary: str | None, session_id: str | None, pointers: tup
 @click.option("--source-agent", help="Who said it (hearsay only).")
 @click.option("--evidence", "evidence_refs", multiple=True, help="An evidence reference.")
 @click.option("--claim-root", help="The claim this is evidence for.")
+@click.option("--contradicts", is_flag=True,
+              help="With --claim-root: this contradicts the claim (default: supports it).")
+@click.option("--at", "at", type=MOMENT, help="When it happened or was said (default: now).")
 @click.option("--confidence", type=click.IntRange(0, 100), help="0-100 (default by provenance: 78 / 58).")
 @click.option("--interpretation", help="What you infer, kept apart from what you observed.")
 @click.option("--supersedes", type=ID, help="An entry this one replaces.")
@@ -90,7 +94,8 @@ def wrap_up(app: App, summary: str | None, session_id: str | None, pointers: tup
 def write(app: App, text: str | None, layer: str, kind: str, people: tuple[str, ...],
           places: tuple[str, ...], topics: tuple[str, ...], addressees: tuple[str, ...],
           participants: tuple[str, ...], source_kind: str, source_agent: str | None,
-          evidence_refs: tuple[str, ...], claim_root: str | None, confidence: int | None,
+          evidence_refs: tuple[str, ...], claim_root: str | None, contradicts: bool,
+          at: datetime | None, confidence: int | None,
           interpretation: str | None, supersedes: str | None, pending: tuple[str, ...],
           session_id: str | None, idempotency_key: str | None, payload: IO[bytes] | None) -> None:
     """Write an L1 or L2 entry (TEXT, or --payload JSON)."""
@@ -115,6 +120,7 @@ def write(app: App, text: str | None, layer: str, kind: str, people: tuple[str, 
             provenance={"source_kind": source_kind, "source_agent_id": source_agent,
                         "evidence_refs": evidence_refs, "claim_root_id": claim_root},
             confidence=confidence, session_id=session_of(app, session_id),
+            contradicts=contradicts, occurred_at=at,
             pending_requests=[str(app.resolve(IdKind.REQUEST, p, must_exist=False)) for p in pending],
             idempotency_key=idempotency_key,
         )
@@ -122,6 +128,9 @@ def write(app: App, text: str | None, layer: str, kind: str, people: tuple[str, 
     result = app.hall.write(app.actor, app.domain, entry, supersedes=replaced, **claimed)
     if result.replayed:
         note(f"replayed: idempotency key already written as {result.entry_id}; nothing new written")
+    elif result.corroborated:
+        note(f"corroborated: the same memory is stored as {result.duplicate_of}; "
+             "recorded as supporting evidence on it")
     elif result.duplicate:
         note(f"duplicate: the same memory is already stored as {result.duplicate_of}; nothing new written")
     emit(app, result, lambda: f"[{result.layer}] {result.entry_id}")
@@ -148,12 +157,27 @@ def _pointer(app: App, text: str) -> str:
 
 @click.command()
 @click.argument("entry_id", type=ID)
+@click.option("--holders", is_flag=True, help="Also who holds its belief, at what confidence and state.")
+@as_of_option()
 @json_option
 @pass_app
-def show(app: App, entry_id: str) -> None:
-    """Show ENTRY_ID (the id or its first characters) and its whole event history."""
-    view = history.show(app.hall, app.actor, app.domain, app.resolve(IdKind.ENTRY, entry_id))
-    emit(app, view, lambda: render.show(view))
+def show(app: App, entry_id: str, holders: bool, as_of: datetime | int | None) -> None:
+    """Show ENTRY_ID (the id or its first characters), its belief and its event history."""
+    from memhall.governance import beliefs
+
+    ident = app.resolve(IdKind.ENTRY, entry_id)
+    view = history.show(app.hall, app.actor, app.domain, ident)
+    belief = beliefs.belief_of(app.hall, app.actor, app.domain, ident, as_of=as_of,
+                               missing_ok=True)
+    if as_of is not None:
+        cut = beliefs.cut_of(app.hall, app.domain, as_of)
+        view = view.model_copy(update={"history": [
+            e for e in view.history if cut.counts(e.at, e.position)]})
+    spread = beliefs.holders_of(app.hall, app.actor, app.domain, ident, as_of=as_of) if holders else None
+    payload = {**view.model_dump(mode="json"),
+               "belief": belief.model_dump(mode="json") if belief else None,
+               **({"holders": [h.model_dump(mode="json") for h in spread]} if spread is not None else {})}
+    emit(app, payload, lambda: render.show(view) + render.belief(belief, spread))
 
 
 @click.command()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 from memhall.governance.views import (
     EntryView,
@@ -12,6 +13,9 @@ from memhall.governance.views import (
     ShowView,
     age,
 )
+
+if TYPE_CHECKING:
+    from memhall.governance.beliefs import BeliefView, HolderBelief
 
 
 def _now() -> datetime:
@@ -98,3 +102,24 @@ def event_detail(ev: EventView) -> str:
 def event_line(ev: EventView) -> str:
     name = ev.topic.removeprefix("memhall.")
     return f"  #{ev.position} {ev.at:%Y-%m-%d %H:%M:%S} {name} by {ev.actor} [{ev.rule}] {event_detail(ev)}".rstrip()
+
+
+def belief(view: BeliefView | None, holders: list[HolderBelief] | None) -> str:
+    """The belief section of `show`: the hall's belief as of the cut, what it used to be,
+    who corroborated it, and (with --holders) how it is spread across agents."""
+    if view is None:
+        return ""
+    b = view.belief
+    cut = f" @{view.as_of_position}" if view.as_of_position is not None else ""
+    mark = f" [{b['state'].upper()}]" if b["state"] in ("doubtful", "anomalous", "past", "corrected") else ""
+    lines = ["", f"belief (hall, as of {view.as_of:%Y-%m-%d %H:%M}{cut}): "
+                 f"{b['state']} {b['confidence']}{mark}: {b['subject']}"]
+    if b["interpretation"]:
+        lines.append(f"  interpretation: {b['interpretation']}")
+    lines += [f"  I used to think: {text}" for text in view.used_to_think]
+    lines += [f"  corroborated by {c['principal']} at {c['at'][:16]} (@{c['position']})"
+              for c in view.corroborated_by]
+    if holders is not None:
+        lines.append("holders:")
+        lines += [f"  {h.holder:<12} {h.state:<11} {h.confidence:>3}  {h.subject}" for h in holders]
+    return "\n".join(lines)

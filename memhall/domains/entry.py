@@ -117,6 +117,8 @@ class EntryDraft(BaseModel):
     #: who it was said or written to, and who else was there: they hold it too
     addressees: tuple[str, ...] = ()
     participants: tuple[str, ...] = ()
+    #: with a claim root that already has a claim: this contradicts it (default: supports)
+    contradicts: bool = False
 
     @field_validator("addressees", "participants")
     @classmethod

@@ -241,8 +241,14 @@ class Hall:
                                    duplicate_of=replayed, replayed=True, rule=decision.rule_id)
             duplicate = self._duplicate(session, stream, entry)
             if duplicate is not None:
+                from memhall.governance.evidence import corroboration
+
+                corroborating = corroboration(self, session, stream, entry, duplicate,
+                                              actor=actor, rule=decision.rule_id)
+                stream.save(session, *corroborating)
                 return WriteResult(entry_id=duplicate, domain=stream.name, layer=entry.layer.value,
-                                   duplicate_of=duplicate, rule=decision.rule_id)
+                                   duplicate_of=duplicate, corroborated=bool(corroborating),
+                                   rule=decision.rule_id)
             new = Entry.write(stream.name, entry, actor=actor, rule=decision.rule_id,
                               implanted=self.implanted_confidence,
                               encoding=encoded(self.encoder, entry, actor, self.clock()))
@@ -251,6 +257,10 @@ class Hall:
                 self._supersede(session, stream, target, new)
                 changed.append(target[0])
             stream.save(session, *changed)
+            from memhall.governance.evidence import on_write
+
+            stream.save(session, *on_write(self, session, stream, entry, new, actor=actor,
+                                           rule=decision.rule_id))
         return WriteResult(entry_id=str(new.id), domain=stream.name, layer=entry.layer.value,
                            rule=decision.rule_id)
 

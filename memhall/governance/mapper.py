@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from memhall.domains import (  # noqa: F401 (registers every event topic)
     entry,
+    evidence,
     materialization,
     opinion,
     promotion,

@@ -123,6 +123,7 @@ class DomainTables:
         self.nudges = _table(schema.NUDGES, self.prefix, md)
         self.lived = _table(schema.LIVED, self.prefix, md)
         self.opinions = _table(schema.OPINIONS, self.prefix, md)
+        self.evidence = _table(schema.EVIDENCE, self.prefix, md)
         # The hash chain is not a projection: it is never rebuilt from the log.
         self.chain = Table(
             self.prefix + "chain",
@@ -136,7 +137,7 @@ class DomainTables:
         """Read models that `rebuild` may drop and replay (never the chain)."""
         return (self.entries, self.sessions, self.promotions, self.requests,
                 self.materializations, self.audit, self.exposure, self.encodings, self.nudges,
-                self.lived, self.opinions)
+                self.lived, self.opinions, self.evidence)
 
 
 @cache

@@ -69,6 +69,8 @@ class WriteResult(View):
     duplicate_of: str | None = None
     #: True when an idempotency key matched an earlier write: nothing new was written
     replayed: bool = False
+    #: the duplicate reinforced the stored claim (another principal, or new evidence refs)
+    corroborated: bool = False
     rule: str = ""
 
     @property

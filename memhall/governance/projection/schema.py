@@ -154,9 +154,21 @@ OPINIONS = TableSpec("opinions", "id", (
     ("opinions_entity", ("entity", "category"), False),
 ))
 
+#: evidence on claim roots (SPEC §5): one row per piece, in log order per root; what it did
+#: to the hall's belief is in `revision` (the claim's entry row carries the result)
+EVIDENCE = TableSpec("evidence", "id", (
+    _req("id"), _req("claim_root"), _req("claim_entry"), _req("kind"), _req("source_kind"),
+    _req("actor"), Col("from_agent"), Col("ref"), Col("text"), _req("via"), Col("entry_id"),
+    _req("revision"), _req("occurred_at", TIME), _req("recorded_at", TIME),
+    _req("position", POSITION),
+), (
+    ("evidence_root", ("claim_root", "position"), False),
+    ("evidence_actor", ("actor", "position"), False),
+))
+
 #: every read model `rebuild` may drop and replay, and `audit verify` recomputes
 READ_MODELS: tuple[TableSpec, ...] = (ENTRIES, SESSIONS, PROMOTIONS, REQUESTS, MATERIALIZATIONS, AUDIT,
-                                      EXPOSURE, ENCODINGS, NUDGES, LIVED, OPINIONS)
+                                      EXPOSURE, ENCODINGS, NUDGES, LIVED, OPINIONS, EVIDENCE)
 BY_SUFFIX = {spec.suffix: spec for spec in (*READ_MODELS, SEARCH)}
 
 
