@@ -23,7 +23,7 @@ from memhall.agents.agent import Agent
 from memhall.agents.recall import MAX_ITEMS, Recalled, recall as relevant
 from memhall.agents.results import PendingRequests, Promotions, PromotionStanding, PromotionStep
 from memhall.domains.entry import Tags, draft
-from memhall.domains.promotion import Position
+from memhall.domains.promotion import Stance
 from memhall.domains.values import Kind, SourceKind
 from memhall.governance import history, promotions, requests, sessions
 from memhall.governance.requests import RequestView
@@ -168,13 +168,13 @@ def build_server(agent: Agent, *, verbose: bool = False) -> MCPServer:
         return governed(lambda: PromotionStep.of(promotions.remind(
             hall, actor, domain, promotion_id, agent.reminder_session(session_id), note)))
 
-    @server.tool(title="Record the council's dissent", annotations=RECORDS)
-    def record_dissent(promotion_id: UUID,
-                       positions: Annotated[list[Position], Field(min_length=1)]) -> PromotionStep:
-        """Record the council's structured dissent: every member's position and reason."""
-        record = [p.model_dump(mode="json") for p in positions]
+    @server.tool(title="Record your dissent position", annotations=RECORDS)
+    def record_dissent(promotion_id: UUID, position: Stance,
+                       reason: Annotated[str, Field(min_length=1)]) -> PromotionStep:
+        """Record your own position on a canon nomination (council members only); recording
+        again revises it until the decision. Nobody records another member's position."""
         return governed(lambda: PromotionStep.of(promotions.dissent(hall, actor, domain,
-                                                                    promotion_id, record)))
+                                                                    promotion_id, position, reason)))
 
     return server
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import click
 
-from memhall.cli.context import ID, App, emit, json_option, session_of
+from memhall.cli.context import ID, App, emit, json_option
 from memhall.cli.options import LAYERS, layers
 from memhall.cli.table import listing
+from memhall.domains.errors import InvalidValueError, NotFoundError
 from memhall.domains.values import Layer
 from memhall.governance import promotions as use
 from memhall.governance.ids import IdKind
@@ -68,30 +69,38 @@ def nominate(app: App, entry_id: str, to_layer: str, stale_fact: str | None, rea
 @json_option
 @pass_app
 def remind(app: App, promotion_id: str, session_id: str | None, note: str) -> None:
-    """Record a reminder for PROMOTION_ID (one counts per session)."""
+    """Record a reminder for PROMOTION_ID, made inside your open session (one counts per session)."""
     p = use.remind(app.hall, app.actor, app.domain, app.resolve(IdKind.PROMOTION, promotion_id),
-                   session_of(app, session_id), note)
+                   _reminding(app, session_id), note)
     emit(app, {"promotion_id": str(p.id), "progress": p.progress()},
          lambda: f"reminder recorded for promotion {p.id}: {p.progress()}")
 
 
+def _reminding(app: App, session_id: str | None) -> str | None:
+    """The reminding session's whole id; text that names no session is passed on
+    as given, for the use case to refuse and record."""
+    if not session_id:
+        return None
+    try:
+        return str(app.resolve(IdKind.SESSION, session_id, must_exist=False))
+    except (NotFoundError, InvalidValueError):
+        return session_id
+
+
 @click.command()
 @click.argument("promotion_id", type=ID)
-@click.option("--member", "members", multiple=True, required=True, help="A council member.")
-@click.option("--position", "positions", multiple=True, required=True,
-              type=click.Choice(["agree", "disagree", "abstain"]), help="Their position, in order.")
-@click.option("--reason", "reasons", multiple=True, required=True, help="Their reason, in order.")
+@click.option("--position", required=True, type=click.Choice(["agree", "disagree", "abstain"]),
+              help="Your own position on the nomination.")
+@click.option("--reason", required=True, help="Why.")
 @json_option
 @pass_app
-def dissent(app: App, promotion_id: str, members: tuple[str, ...], positions: tuple[str, ...],
-            reasons: tuple[str, ...]) -> None:
-    """Record the council's structured dissent: one --member/--position/--reason each."""
-    if not len(members) == len(positions) == len(reasons):
-        raise click.UsageError("give one --position and one --reason for each --member")
-    record = [{"member": m, "position": p, "reason": r} for m, p, r in zip(members, positions, reasons)]
-    p = use.dissent(app.hall, app.actor, app.domain, app.resolve(IdKind.PROMOTION, promotion_id), record)
-    emit(app, {"promotion_id": str(p.id), "progress": p.progress()},
-         lambda: f"dissent recorded for promotion {p.id}: {p.progress()}")
+def dissent(app: App, promotion_id: str, position: str, reason: str) -> None:
+    """Record your own dissent position on PROMOTION_ID (council members: every chair and
+    seat of the domain). Recording again revises it until the decision; the last one counts."""
+    p = use.dissent(app.hall, app.actor, app.domain, app.resolve(IdKind.PROMOTION, promotion_id),
+                    position, reason)
+    emit(app, {"promotion_id": str(p.id), "progress": p.progress(), "missing": p.missing()},
+         lambda: f"{app.actor}'s position ({position}) recorded for promotion {p.id}: {p.progress()}")
 
 
 @click.command()
@@ -150,7 +159,7 @@ def demote(app: App, entry_id: str, to_layer: str, reason: str) -> None:
 def promotions_(app: App, all_: bool) -> None:
     """List open nominations with their progress."""
     rows = use.promotions(app.hall, app.actor, app.domain, all_=all_)
-    listing(app, [{**r.model_dump(mode="json"), "progress": r.progress} for r in rows],
+    listing(app, [{**r.model_dump(mode="json"), "progress": r.progress, "missing": r.missing} for r in rows],
             lambda: "\n".join(f"- [{r.status}] {r.summary}" for r in rows) or "(no open nominations)",
             ("promotion", "status", "entry", "path", "by", "progress"),
             lambda: ((r.id, r.status, r.entry_id, f"{r.from_layer} -> {r.to_layer}", r.nominated_by,

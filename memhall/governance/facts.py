@@ -3,6 +3,7 @@ promotion) or from a validated draft, never from what the caller claims."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
@@ -10,6 +11,7 @@ from memhall.domains.entry import Entry, EntryDraft
 from memhall.domains.errors import InvalidValueError
 from memhall.domains.promotion import Promotion
 from memhall.domains.values import Layer, domain_name
+from memhall.governance.exposure import KnowsRoles
 from memhall.policies.model import Action, ResourceType
 
 if TYPE_CHECKING:
@@ -36,15 +38,31 @@ def entry_facts(entry: Entry) -> dict[str, Any]:
             "has_evidence": bool(entry.provenance.evidence_refs)}
 
 
-def promotion_facts(promotion: Promotion, entry: Entry) -> dict[str, Any]:
-    """A stored promotion's facts, with those of the entry it would move."""
+def promotion_facts(promotion: Promotion, entry: Entry,
+                    council: Sequence[str] | None = None) -> dict[str, Any]:
+    """A stored promotion's facts, with those of the entry it would move. The
+    dissent record counts as recorded once every council member has a position
+    (the council recorded at nomination; `council` for nominations older than that)."""
     return {
         **entry_facts(entry), "resource_type": ResourceType.PROMOTION,
         "resource_id": str(promotion.id), "target_layer": promotion.to_layer.value,
         "nominated_by": promotion.nominated_by, "promotion_path": promotion.path.value,
         "reminder_sessions": len(promotion.reminder_sessions),
-        "dissent_recorded": promotion.dissent_recorded,
+        "dissent_recorded": promotion.dissent_complete(council),
     }
+
+
+COUNCIL_ROLES = frozenset({"system_chair", "session_chair", "seat"})
+
+
+def council(hall: Hall, domain: str) -> list[str] | None:
+    """The domain's council: every principal holding a chair or a seat there
+    (the ratify owner decides; it does not sit on the council). None when the
+    policy cannot say who holds roles."""
+    gate = hall.gate
+    if not isinstance(gate, KnowsRoles):
+        return None
+    return sorted(p for p in gate.principals if gate.roles_of(p, domain) & COUNCIL_ROLES)
 
 
 def stored_facts(hall: Hall, domain: str, entry_id: UUID | None,
@@ -53,7 +71,8 @@ def stored_facts(hall: Hall, domain: str, entry_id: UUID | None,
     stream = hall.streams.stream(domain_name(domain))
     if promotion_id is not None:
         promotion: Promotion = stream.get(promotion_id, "promotion", kind=Promotion)
-        facts = promotion_facts(promotion, stream.get(promotion.entry_id, kind=Entry))
+        facts = promotion_facts(promotion, stream.get(promotion.entry_id, kind=Entry),
+                                council(hall, stream.name))
     elif entry_id is not None:
         facts = entry_facts(stream.get(entry_id, kind=Entry))
     else:

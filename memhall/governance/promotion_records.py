@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, select
 
-from memhall.domains.promotion import CANON_REMINDERS
+from memhall.domains.promotion import canon_progress
 from memhall.governance.views import EntryView, View
 
 if TYPE_CHECKING:
@@ -26,16 +26,22 @@ class PromotionView(View):
     reminder_sessions: list[str]
     reminders: int
     dissent: list[dict[str, str]]
+    #: who must record a position (the council when it was nominated; [] for stale facts)
+    council: list[str] = []
     decided_by: str | None = None
     created_at: datetime
+
+    @property
+    def missing(self) -> list[str]:
+        """Council members who have not recorded a dissent position."""
+        given = {d["member"] for d in self.dissent}
+        return [m for m in self.council if m not in given]
 
     @property
     def progress(self) -> str:
         if self.path != "canon":
             return "awaiting the ratify owner"
-        count = len(self.reminder_sessions)
-        dissent = f"dissent recorded ({len(self.dissent)} positions)" if self.dissent else "no dissent recorded"
-        return f"{min(count, CANON_REMINDERS)} of {CANON_REMINDERS} reminders; {dissent}"
+        return canon_progress(len(self.reminder_sessions), len(self.dissent), self.missing)
 
     @property
     def summary(self) -> str:

@@ -16,10 +16,16 @@ from uuid import UUID
 from sqlalchemy import Connection, select
 
 from memhall.domains.entry import Entry
-from memhall.domains.errors import InvalidValueError, MemhallError
-from memhall.domains.promotion import Position, Promotion
+from memhall.domains.errors import InvalidValueError, MemhallError, NotFoundError, RefusedError
+from memhall.domains.promotion import (
+    HOW_TO_GET_A_SESSION,
+    REMINDER_SESSION_RULE,
+    Promotion,
+    Stance,
+)
+from memhall.domains.session import Session as WorkSession
 from memhall.domains.values import Layer, principal_name
-from memhall.governance.facts import entry_facts, promotion_facts
+from memhall.governance.facts import council, entry_facts, promotion_facts
 from memhall.governance.hall import Hall
 from memhall.governance.promotion_records import (
     LayerView,
@@ -29,6 +35,7 @@ from memhall.governance.promotion_records import (
 from memhall.governance.streams import DomainStream
 from memhall.governance.views import EntryView
 from memhall.policies.model import Action, Decision, PolicyRequest
+from memhall.policies.promotion_file import PromotionSettings
 
 #: the four questions of L1 -> L2, in the words a refusal uses
 FOUR_QUESTIONS = {
@@ -60,10 +67,10 @@ def promote(hall: Hall, actor: str, domain: str, entry_id: UUID, *, useful: bool
                              has_evidence=bool(evidence))
 
 
-def _promotion_request(actor: str, action: Action, stream: DomainStream, promotion: Promotion,
-                       entry: Entry) -> PolicyRequest:
+def _promotion_request(hall: Hall, actor: str, action: Action, stream: DomainStream,
+                       promotion: Promotion, entry: Entry) -> PolicyRequest:
     return PolicyRequest(principal=actor, action=action, domain=stream.name,
-                         **promotion_facts(promotion, entry))
+                         **promotion_facts(promotion, entry, council(hall, stream.name)))
 
 
 def nominate(hall: Hall, actor: str, domain: str, entry_id: UUID, to_layer: Layer, reason: str) -> Promotion:
@@ -84,7 +91,8 @@ def nominate(hall: Hall, actor: str, domain: str, entry_id: UUID, to_layer: Laye
             if _open_promotion_of(session, stream, entry.id):
                 raise InvalidValueError(f"entry {entry.id} already has an open nomination")
             promotion = Promotion.nominate(entry.id, entry.layer, to_layer, reason,
-                                           actor=actor, rule=decision.rule_id)
+                                           actor=actor, rule=decision.rule_id,
+                                           council=council(hall, stream.name) or ())
         except MemhallError as error:
             hall.refuse(session, stream, request, error, rule=decision.rule_id)
         stream.save(session, promotion)
@@ -107,74 +115,76 @@ def _on_promotion(hall: Hall, actor: str, domain: str, promotion_id: UUID, actio
     with hall.writing(stream) as session:
         promotion: Promotion = stream.get(promotion_id, "promotion", kind=Promotion)
         entry: Entry = stream.get(promotion.entry_id, kind=Entry)
-        request = _promotion_request(actor, action, stream, promotion, entry)
+        request = _promotion_request(hall, actor, action, stream, promotion, entry)
         decision = hall.authorize(session, stream, request)
         try:
             changed = act(promotion, entry, decision)
         except MemhallError as error:
-            hall.refuse(session, stream, request, error, rule=decision.rule_id)
+            # a rule of the domain that refuses names itself; else the refusal is under the decision's rule
+            hall.refuse(session, stream, request, error, rule=error.rule or decision.rule_id)
         stream.save(session, promotion, *changed)
     return promotion
 
 
 def remind(hall: Hall, actor: str, domain: str, promotion_id: UUID, session_id: str | None,
            note: str = "") -> Promotion:
+    """Record a reminder made inside `session_id`: a session of this domain the
+    actor opened after the nomination and has not closed (else it is refused)."""
+    if not session_id:
+        raise InvalidValueError(HOW_TO_GET_A_SESSION)
+
     def act(p: Promotion, e: Entry, d: Decision) -> list[Any]:
-        p.remind(session_id or "", note, actor=d.request.principal, rule=d.rule_id)
+        work = _reminding_session(hall, d.request.domain, session_id)
+        p.remind(work, note, min_gap=_settings(hall).min_reminder_gap,
+                 actor=d.request.principal, rule=d.rule_id)
         return []
 
     return _on_promotion(hall, actor, domain, promotion_id, Action.REMIND, act)
 
 
-def dissent(hall: Hall, actor: str, domain: str, promotion_id: UUID,
-            positions: list[dict[str, str]]) -> Promotion:
-    from pydantic import ValidationError
-
+def _reminding_session(hall: Hall, domain: str, session_id: str) -> WorkSession:
+    """The session, from its events; an id that names none in this domain is refused."""
+    unknown = RefusedError(f"no session {session_id} in {domain}: {HOW_TO_GET_A_SESSION}",
+                           rule=REMINDER_SESSION_RULE, domain=domain)
     try:
-        parsed = tuple(Position(**p) for p in positions)  # type: ignore[arg-type]
-    except ValidationError as error:
-        first = error.errors()[0]
-        raise InvalidValueError(
-            f"invalid dissent {'.'.join(str(x) for x in first['loc'])}: {first['msg']}") from None
-
-    def act(p: Promotion, e: Entry, d: Decision) -> list[Any]:
-        members = council(hall, d.request.domain)
-        given = {position.member for position in parsed}
-        if members is not None:
-            strangers, missing = sorted(given - set(members)), sorted(set(members) - given)
-            if strangers:
-                raise InvalidValueError(
-                    f"not on the council of {d.request.domain}: {', '.join(strangers)} "
-                    f"(the council: {', '.join(members)})")
-            if missing:
-                raise InvalidValueError(
-                    f"a full-council dissent record needs every member's position: "
-                    f"missing {', '.join(missing)}")
-        p.record_dissent(parsed, actor=d.request.principal, rule=d.rule_id)
-        return []
-
-    return _on_promotion(hall, actor, domain, promotion_id, Action.DISSENT, act)
+        ident = UUID(session_id)
+    except ValueError:
+        raise unknown from None
+    try:
+        found: WorkSession = hall.streams.stream(domain).get(ident, "session", kind=WorkSession)
+    except NotFoundError:
+        raise unknown from None
+    return found
 
 
 @runtime_checkable
-class KnowsRoles(Protocol):
+class KnowsPromotionSettings(Protocol):
     @property
-    def principals(self) -> tuple[str, ...]: ...
-
-    def roles_of(self, principal: str, domain: str) -> frozenset[str]: ...
+    def promotion(self) -> PromotionSettings: ...
 
 
-COUNCIL_ROLES = frozenset({"system_chair", "session_chair", "seat"})
-
-
-def council(hall: Hall, domain: str) -> list[str] | None:
-    """The domain's council: every principal holding a chair or a seat there
-    (the ratify owner decides; it does not sit on the council). None when the
-    policy cannot say who holds roles."""
+def _settings(hall: Hall) -> PromotionSettings:
     gate = hall.gate
-    if not isinstance(gate, KnowsRoles):
-        return None
-    return sorted(p for p in gate.principals if gate.roles_of(p, domain) & COUNCIL_ROLES)
+    return gate.promotion if isinstance(gate, KnowsPromotionSettings) else PromotionSettings()
+
+
+def dissent(hall: Hall, actor: str, domain: str, promotion_id: UUID, position: Stance | str,
+            reason: str) -> Promotion:
+    """Record the actor's own dissent position on a canon nomination; a council
+    member may revise it until the decision (the last one counts, every one stays
+    in the log). Nobody records another member's position."""
+    try:
+        stance = Stance(position)
+    except ValueError:
+        raise InvalidValueError(
+            f"invalid dissent position {position!r}: agree, disagree or abstain") from None
+
+    def act(p: Promotion, e: Entry, d: Decision) -> list[Any]:
+        p.record_position(stance, reason, fallback=council(hall, d.request.domain),
+                          actor=d.request.principal, rule=d.rule_id)
+        return []
+
+    return _on_promotion(hall, actor, domain, promotion_id, Action.DISSENT, act)
 
 
 def ratify(hall: Hall, actor: str, domain: str, promotion_id: UUID) -> Promotion:

@@ -19,6 +19,7 @@ from memhall.policies.entities import (
 )
 from memhall.policies.files import PolicySource, init_policy_dir, read_policy_dir
 from memhall.policies.model import Action, Decision, PolicyRequest, ResourceType
+from memhall.policies.promotion_file import PromotionSettings, load_promotion_settings
 from memhall.policies.roles import Role, Roles, load_roles
 from memhall.policies.rules import Rule, compile_rules, load_schema
 
@@ -35,9 +36,11 @@ class PolicySet:
 
     def __init__(
         self, source: PolicySource, schema: cedarpy.Schema, cedar: cedarpy.PolicySet,
-        rules: tuple[Rule, ...], roles: Roles,
+        rules: tuple[Rule, ...], roles: Roles, promotion: PromotionSettings | None = None,
     ) -> None:
         self.source = source
+        #: promotion.yaml: settings of the promotion path (the reminders' minimum spacing)
+        self.promotion = promotion or PromotionSettings()
         self.rules = rules
         self.roles = roles
         self._schema = schema
@@ -57,7 +60,8 @@ class PolicySet:
         source = read_policy_dir(directory)
         schema = load_schema(source.schema)
         cedar, rules = compile_rules(schema, source.schema, source.rules)
-        return cls(source, schema, cedar, rules, load_roles(source.roles))
+        return cls(source, schema, cedar, rules, load_roles(source.roles),
+                   load_promotion_settings(source))
 
     # -- what the bindings say -------------------------------------------------
 

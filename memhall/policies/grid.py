@@ -5,7 +5,8 @@ action apply to, the grid varies the facts the rules can see:
 
 - entries: the layer move the action makes — a write creates a new entry in
   L1..L4; promote and nominate move an entry one layer up; demote one layer
-  down; every other action finds the entry where it stands (L1..L4) — times
+  down; supersede finds the entry where it stands and replaces it with one
+  written at L1 or L2; every other action finds the entry where it stands (L1..L4) — times
   evidence yes/no, times every entry kind (and none) for write_l1/write_l2;
 - promotions: L1->L2, L2->L3, L3->L4, times 0..3 reminder sessions, times
   dissent recorded yes/no, times nominated by the principal itself or another;
@@ -29,12 +30,15 @@ NEW = tuple(("", layer) for layer in ("L1", "L2", "L3", "L4"))
 STANDING = tuple((layer, "") for layer in ("L1", "L2", "L3", "L4"))
 UP = (("L1", "L2"), ("L2", "L3"), ("L3", "L4"))
 DOWN = (("L2", "L1"), ("L3", "L2"), ("L4", "L3"))
+#: superseding: the target where it stands, replaced by a new entry written at L1 or L2
+REPLACE = tuple((layer, new) for layer in ("L1", "L2", "L3", "L4") for new in ("L1", "L2"))
 ENTRY_MOVES = {
     Action.WRITE_L1: NEW,
     Action.WRITE_L2: NEW,
     Action.PROMOTE: UP,
     Action.NOMINATE: UP,
     Action.DEMOTE: DOWN,
+    Action.SUPERSEDE: REPLACE,
 }
 PATHS = {("L1", "L2"): "four-questions", ("L2", "L3"): "stale-fact", ("L3", "L4"): "canon"}
 WRITES = (Action.WRITE_L1, Action.WRITE_L2)

@@ -14,6 +14,12 @@ HOLDERS = {"codex": "session_chair", "gemini": "seat", "claude": "system_chair",
 
 
 WRITES = {A.WRITE_L1: "L1", A.WRITE_L2: "L2"}  # a write action names the layer it writes
+WRITTEN = ("L1", "L2")
+
+
+def supersedes(layer: str, target: str, writes: tuple[str, ...]) -> bool:
+    """Within the layers one writes, never from below, never onto L3/L4."""
+    return layer in writes and target in writes and not (layer == "L2" and target == "L1")
 
 
 def may(role: str, action: Action, layer: str, target: str) -> bool:
@@ -29,9 +35,13 @@ def may(role: str, action: Action, layer: str, target: str) -> bool:
             return (layer, target) == ("L1", "L2")
         if action is A.RETIRE:
             return layer in ("L1", "L2")
-        return action in {A.WRAP_UP, A.CLOSE_LOOP, A.REMIND, A.REQUEST}
+        if action is A.SUPERSEDE:
+            return supersedes(layer, target, WRITTEN)
+        return action in {A.WRAP_UP, A.CLOSE_LOOP, A.REMIND, A.REQUEST, A.DISSENT}
     if role == "seat":
-        return (action is A.WRITE_L1 and target == "L1") or action is A.REQUEST
+        if action is A.SUPERSEDE:
+            return supersedes(layer, target, ("L1",))
+        return (action is A.WRITE_L1 and target == "L1") or action in (A.REQUEST, A.DISSENT)
     if role == "system_chair":
         if action is A.NOMINATE:
             return (layer, target) in {("L2", "L3"), ("L3", "L4")}
@@ -43,6 +53,8 @@ def may(role: str, action: Action, layer: str, target: str) -> bool:
             return (layer, target) in {("L4", "L3"), ("L3", "L2")}
         if action in (A.WRITE_L1, A.WRITE_L2):
             return target in ("L1", "L2")
+        if action is A.SUPERSEDE:
+            return supersedes(layer, target, WRITTEN)
         return action in {A.AUDIT_REVIEW, A.DOMAIN_CREATE, A.RETIRE}
     return False
 

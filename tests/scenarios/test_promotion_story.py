@@ -40,7 +40,6 @@ class Story:
 def test_a_seat_answer_becomes_canon_only_through_the_owner(tmp_path: Path) -> None:
     story = Story(tmp_path)
     story.ok("maki", "domain", "create", "company")
-    sessions = [str(story.ok("codex", "handoff")["session_id"]) for _ in range(3)]
 
     answer = str(story.ok("gemini", "write", "Invoices are sent on the 1st business day")["entry_id"])
     story.refused("gemini", "promote", answer, "--useful", "yes", "--evidence", "t-1",
@@ -57,15 +56,16 @@ def test_a_seat_answer_becomes_canon_only_through_the_owner(tmp_path: Path) -> N
     assert story.layer(answer) == "L3"
 
     canon = str(story.ok("claude", "nominate", answer, "--to", "L4", "--reason", "binding")["promotion_id"])
+    sessions = [str(story.ok("codex", "handoff")["session_id"]) for _ in range(3)]
     story.ok("codex", "remind", canon, session=sessions[0])
     story.ok("codex", "remind", canon, session=sessions[1])
     assert "2 of 3 reminders" in story.refused("maki", "ratify", canon)
     assert "chair" in story.refused("claude", "ratify", canon)
     story.ok("codex", "remind", canon, session=sessions[2])
     assert "no dissent recorded" in story.refused("maki", "ratify", canon)
-    story.ok("claude", "dissent", canon, "--member", "gemini", "--position", "agree", "--reason", "matches",
-             "--member", "codex", "--position", "abstain", "--reason", "no view",
-             "--member", "claude", "--position", "agree", "--reason", "nominated it")
+    story.ok("gemini", "dissent", canon, "--position", "agree", "--reason", "matches")
+    story.ok("codex", "dissent", canon, "--position", "abstain", "--reason", "no view")
+    story.ok("claude", "dissent", canon, "--position", "agree", "--reason", "nominated it")
     assert "chair" in story.refused("claude", "ratify", canon)
     assert story.ok("maki", "canon")["available"] is False
     story.ok("maki", "ratify", canon)

@@ -16,7 +16,7 @@ def _nominated(e: State, position: int) -> Iterable[Op]:
         "id": e["originator_id"], "entry_id": e["entry_id"], "from_layer": e["from_layer"],
         "to_layer": e["to_layer"], "path": e["path"], "nominated_by": e["actor"],
         "reason": e["reason"], "status": "open", "reminder_sessions": [], "reminders": 0,
-        "dissent": [], "decided_by": None, "created_at": at, "updated_at": at, "position": position,
+        "dissent": [], "council": list(e.get("council") or ()), "decided_by": None, "created_at": at, "updated_at": at, "position": position,
     })
 
 
@@ -46,6 +46,17 @@ def _dissented(e: State, position: int) -> Iterable[Op]:
     yield Merge("promotions", e["originator_id"], change)
 
 
+@projects("memhall.Promotion.PositionRecorded")
+def _position(e: State, position: int) -> Iterable[Op]:
+    def change(row: dict[str, Any]) -> dict[str, Any]:
+        recorded = {d["member"]: d for d in row["dissent"]}
+        recorded[e["actor"]] = {"member": e["actor"], "position": e["position"], "reason": e["reason"]}
+        return {"dissent": [recorded[m] for m in sorted(recorded)],
+                "updated_at": iso(e["timestamp"]), "position": position}
+
+    yield Merge("promotions", e["originator_id"], change)
+
+
 @projects("memhall.Promotion.Ratified")
 def _ratified(e: State, position: int) -> Iterable[Op]:
     yield _set(e, position, status="ratified", decided_by=e["actor"])
@@ -62,6 +73,7 @@ def _withdrawn(e: State, position: int) -> Iterable[Op]:
 
 
 for _topic, _action in (("Nominated", "nominate"), ("ReminderRecorded", "remind"),
-                        ("DissentRecorded", "dissent"), ("Ratified", "ratify"),
+                        ("DissentRecorded", "dissent"), ("PositionRecorded", "dissent"),
+                        ("Ratified", "ratify"),
                         ("Rejected", "reject"), ("Withdrawn", "withdraw")):
     fixed(_action, f"memhall.Promotion.{_topic}")

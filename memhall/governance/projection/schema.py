@@ -87,7 +87,7 @@ PROMOTIONS = TableSpec("promotions", "id", (
     _req("id"), _req("entry_id"), _req("from_layer"), _req("to_layer"), _req("path"),
     _req("nominated_by"), _req("reason"), _req("status"),
     _req("reminder_sessions", JSON), _req("reminders", INT), _req("dissent", JSON),
-    Col("decided_by"), _req("created_at", TIME), _req("updated_at", TIME), _req("position", POSITION),
+    _req("council", JSON), Col("decided_by"), _req("created_at", TIME), _req("updated_at", TIME), _req("position", POSITION),
 ), (
     ("promotions_status", ("status", "created_at"), False),
     ("promotions_entry", ("entry_id",), False),
