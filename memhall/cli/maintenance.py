@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from memhall.cli.context import App, emit, json_option
+from memhall.cli.progress import progress_bar
 from memhall.domains.errors import InvalidValueError
 from memhall.governance.location import locate
 from memhall.governance.project import GITIGNORE, STORE_DIR, STORE_FILE
@@ -20,8 +21,9 @@ pass_app = click.make_pass_decorator(App, ensure=True)
 @json_option
 @pass_app
 def rebuild(app: App) -> None:
-    """Drop every projection and replay it from the log."""
-    counts = rebuild_projections(app.hall)
+    """Drop every projection and replay it from the log (a progress bar on a terminal)."""
+    with progress_bar(not app.json) as progress:
+        counts = rebuild_projections(app.hall, progress=progress)
     emit(app, counts, lambda: "\n".join(f"{d}: replayed {n} events" for d, n in counts.items()))
 
 

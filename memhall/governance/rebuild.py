@@ -65,14 +65,23 @@ def count(connection: Any, events_table: str) -> int:
 
 def rebuild(hall: Hall, domains: list[str] | None = None, batch: int = BATCH,
             progress: Progress | None = None) -> dict[str, int]:
-    """Rebuild the projections of the given domains (default all); events replayed per domain."""
+    """Rebuild the projections of the given domains (default all); events replayed per domain.
+
+    The read models' secondary indexes are dropped while the log is replayed and
+    built once at the end: sorting each index once is cheaper than keeping it up
+    to date row by row. Until then, readers of that domain are slow, not wrong."""
     names = domains if domains is not None else [*hall.streams.discovered(), SYSTEM]
     replayed: dict[str, int] = {}
     for name in names:
         stream = hall.streams.stream_of_tables(name) if domains is None else (
             hall.streams.system() if name == SYSTEM else hall.streams.stream(name))
+        indexes = [index for table in stream.tables.projections for index in table.indexes]
         with hall.store.write() as conn:
             stream.reset_projections(conn)
+            for index in indexes:
+                index.drop(conn)
+            if hall.store.dialect != "sqlite":
+                conn.exec_driver_sql(f"DROP INDEX IF EXISTS {stream.tables.prefix}entries_fts")
             total = count(raw(conn), stream.tables.events_name)
         done, after = 0, 0
         while True:
@@ -89,6 +98,10 @@ def rebuild(hall: Hall, domains: list[str] | None = None, batch: int = BATCH,
             if len(rows) < batch:
                 break
             after = rows[-1][0]
+        with hall.store.write() as conn:
+            for index in indexes:
+                index.create(conn)
+            stream.create_search(conn)
         replayed[name] = done
     return replayed
 

@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel
 from sqlalchemy import Connection, select
 
-from memhall.governance.projection.apply import MemoryBackend
+from memhall.governance.projection.apply import SqlBackend
 from memhall.governance.projection.schema import READ_MODELS, SEARCH, TableSpec, from_sql
 from memhall.governance.rebuild import events_of, replay
 from memhall.governance.store import raw
@@ -66,19 +66,23 @@ def verify_read_models(streams: Streams, domains: list[str] | None = None) -> li
 def _verify(streams: Streams, conn: Connection, name: str, registry: dict[str, Any]) -> ModelReport:
     stream = streams.stream_of_tables(name)
     dialect = streams.store.dialect
-    backend = MemoryBackend()
-    events, opened = 0, []
-    for rows in events_of(raw(conn), stream.tables.events_name, dialect):
-        opened.extend(replay(rows, backend))
-        events += len(rows)
+    db = raw(conn)
     specs = [*READ_MODELS, *([SEARCH] if dialect == "sqlite" else [])]
-    checked = 0
-    for spec in specs:
-        expected = backend.tables.get(spec.suffix, {})
-        broken, seen = _compare(conn, stream.tables.prefix + spec.suffix, spec, expected)
-        checked += seen
-        if broken is not None:
-            return ModelReport(domain=name, ok=False, events=events, rows=checked, broken=broken)
+    scratch = _Scratch(db, dialect, stream.tables.prefix, specs)
+    try:
+        backend = SqlBackend(db, dialect, scratch.prefix)
+        events, opened = 0, []
+        for rows in events_of(db, stream.tables.events_name, dialect):
+            opened.extend(replay(rows, backend))
+            events += len(rows)
+        checked = 0
+        for spec in specs:
+            broken, seen = _compare(db, stream.tables.prefix + spec.suffix, scratch.prefix + spec.suffix, spec)
+            checked += seen
+            if broken is not None:
+                return ModelReport(domain=name, ok=False, events=events, rows=checked, broken=broken)
+    finally:
+        scratch.drop()
     for state in opened:
         row = registry.get(state["name"])
         if row is None or row.created_by != state["actor"]:
@@ -90,28 +94,67 @@ def _verify(streams: Streams, conn: Connection, name: str, registry: dict[str, A
     return ModelReport(domain=name, ok=True, events=events, rows=checked)
 
 
-def _compare(conn: Connection, table: str, spec: TableSpec,
-             expected: dict[str, dict[str, Any]]) -> tuple[ModelBreak | None, int]:
-    cursor = raw(conn).cursor()
-    cursor.execute(f"SELECT {', '.join(spec.names)} FROM {table}")
-    stored = {}
-    for values in cursor.fetchall():
-        row = from_sql(spec, values)
-        stored[str(row[spec.key])] = row
-    for key in sorted(set(stored) | set(expected), key=_order):
-        have, want = stored.get(key), expected.get(key)
-        if want is None:
-            return ModelBreak(table=table, key=key, column=spec.key, detail=(
-                f"row {key} of {table} is not in the log: it was inserted outside the hall")), len(stored)
-        if have is None:
-            return ModelBreak(table=table, key=key, column=spec.key, detail=(
-                f"row {key} of {table} is missing: the log says it exists (deleted from the read model)")), len(stored)
-        for column in spec.names:
-            if have[column] != want[column]:
-                return ModelBreak(table=table, key=key, column=column, detail=(
-                    f"{table} row {key}, column {column}: stored {_short(have[column])}, "
-                    f"the log says {_short(want[column])}")), len(stored)
-    return None, len(stored)
+class _Scratch:
+    """Empty copies of a domain's read models, keyed but without secondary indexes,
+    that live as long as the verifying session (SQLite's temp schema, PostgreSQL's
+    temporary tables): the log is replayed into them with the rebuild path, then
+    they are compared with the stored ones in SQL."""
+
+    def __init__(self, db: Any, dialect: str, prefix: str, specs: list[TableSpec]) -> None:
+        self.db = db
+        self.names = [f"mhv_{prefix.removeprefix('mh_')}{spec.suffix}" for spec in specs]
+        self.prefix = ("temp." if dialect == "sqlite" else "") + f"mhv_{prefix.removeprefix('mh_')}"
+        cursor = db.cursor()
+        for spec, scratch in zip(specs, self.names):
+            qualified = ("temp." if dialect == "sqlite" else "") + scratch
+            cursor.execute(f"DROP TABLE IF EXISTS {qualified}")
+            if dialect == "sqlite":
+                cursor.execute(f"CREATE TEMP TABLE {scratch} AS SELECT {', '.join(spec.names)} "
+                               f"FROM {prefix}{spec.suffix} WHERE 0")
+            else:
+                cursor.execute(f"CREATE TEMP TABLE {scratch} (LIKE {prefix}{spec.suffix})")
+            cursor.execute(f"CREATE UNIQUE INDEX {'temp.' if dialect == 'sqlite' else ''}{scratch}_key "
+                           f"ON {scratch} ({spec.key})")
+        self.qualified = [("temp." if dialect == "sqlite" else "") + n for n in self.names]
+
+    def drop(self) -> None:
+        cursor = self.db.cursor()
+        for name in self.qualified:
+            cursor.execute(f"DROP TABLE IF EXISTS {name}")
+
+
+def _compare(db: Any, table: str, scratch: str, spec: TableSpec) -> tuple[ModelBreak | None, int]:
+    """The first row (by key) where the stored table and its replay differ; rows stored."""
+    cursor = db.cursor()
+    cursor.execute(f"SELECT count(*) FROM {table}")
+    stored_rows = int(cursor.fetchone()[0])
+    columns = ", ".join(spec.names)
+    cursor.execute(
+        f"SELECT {spec.key} FROM (SELECT {columns} FROM {table} EXCEPT SELECT {columns} FROM {scratch}) a "
+        f"UNION SELECT {spec.key} FROM (SELECT {columns} FROM {scratch} EXCEPT SELECT {columns} FROM {table}) b")
+    differing = sorted((str(r[0]) for r in cursor.fetchall()), key=_order)
+    if not differing:
+        return None, stored_rows
+    key = differing[0]
+    mark = "%s" if type(db).__module__.startswith("psycopg") else "?"
+    have, want = (_row(db, name, spec, key, mark) for name in (table, scratch))
+    if want is None:
+        return ModelBreak(table=table, key=key, column=spec.key, detail=(
+            f"row {key} of {table} is not in the log: it was inserted outside the hall")), stored_rows
+    if have is None:
+        return ModelBreak(table=table, key=key, column=spec.key, detail=(
+            f"row {key} of {table} is missing: the log says it exists (deleted from the read model)")), stored_rows
+    column = next((c for c in spec.names if have[c] != want[c]), spec.key)
+    return ModelBreak(table=table, key=key, column=column, detail=(
+        f"{table} row {key}, column {column}: stored {_short(have[column])}, "
+        f"the log says {_short(want[column])}")), stored_rows
+
+
+def _row(db: Any, table: str, spec: TableSpec, key: str, mark: str) -> dict[str, Any] | None:
+    cursor = db.cursor()
+    cursor.execute(f"SELECT {', '.join(spec.names)} FROM {table} WHERE {spec.key} = {mark}", (key,))
+    found = cursor.fetchone()
+    return from_sql(spec, found) if found is not None else None
 
 
 def _order(key: str) -> tuple[int, str]:

@@ -54,11 +54,11 @@ class DomainStream:
         SQLAlchemyApplicationRecorder(datastore, events_table_name=self.tables.events_name).create_table()
         self.tables.metadata.create_all(self.store.write_engine, checkfirst=True)
         with self.store.write_engine.begin() as conn:
-            self._create_search(conn)
+            self.create_search(conn)
             for statement in head_table_sql(self.name, self.store.dialect):
                 conn.execute(text(statement))
 
-    def _create_search(self, conn: Connection) -> None:
+    def create_search(self, conn: Connection) -> None:
         for statement in fulltext.create_sql(self.tables, conn.dialect.name):
             conn.execute(text(statement))
 
@@ -70,7 +70,7 @@ class DomainStream:
         for table in reversed(self.tables.projections):
             table.drop(conn, checkfirst=True)
         self.tables.metadata.create_all(conn, tables=list(self.tables.projections))
-        self._create_search(conn)
+        self.create_search(conn)
         for statement in head_table_sql(self.name, conn.dialect.name):
             conn.execute(text(statement))
 
