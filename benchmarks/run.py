@@ -1,19 +1,30 @@
-"""memhall benchmarks: run by hand (`python benchmarks/run.py [--quick]`), never in the suite.
+"""memhall speed and scale (issue 14): every figure against its goal, in one run.
 
-Every figure is printed with its baseline measured in the same run, so the
-ratios hold on any machine. Stores are scratch SQLite files in a temp dir.
+    python benchmarks/run.py                  # a 100k-event store (about 10 minutes on 2 busy cores)
+    python benchmarks/run.py --size 1000000   # builds the 1M-event store and says how long it took
+    python benchmarks/run.py --postgres URL   # default: MEMHALL_BENCH_POSTGRES_URL, else the local test db
+    python benchmarks/run.py --suite          # also time the test suite as CI runs it
+
+Run by hand, never in the suite. Ratios are taken against a bare
+eventsourcing-sqlalchemy save measured in the same run and interleaved with
+memhall's writes (turn by turn), so drift in the machine's speed falls on both
+alike. Stores are scratch files in a temp dir and a scratch PostgreSQL schema.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
+import os
 import random
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,29 +34,30 @@ sys.path.insert(0, str(ROOT))
 from eventsourcing.persistence import EventStore  # noqa: E402
 from eventsourcing_sqlalchemy.datastore import SQLAlchemyDatastore  # noqa: E402
 from eventsourcing_sqlalchemy.recorders import SQLAlchemyApplicationRecorder  # noqa: E402
+from sqlalchemy import create_engine, text  # noqa: E402
 from sqlalchemy.orm import sessionmaker  # noqa: E402
 
-from memhall.domains.entry import Entry, draft  # noqa: E402
-from memhall.domains.values import Layer  # noqa: E402
+from memhall.domains.entry import Entry, EntryDraft, draft  # noqa: E402
 from memhall.governance import sessions  # noqa: E402
+from memhall.governance.encodings import default_encoder, encoded  # noqa: E402
 from memhall.governance.hall import Hall  # noqa: E402
 from memhall.governance.mapper import new_mapper  # noqa: E402
 from memhall.governance.store import Store  # noqa: E402
 from memhall.policies.engine import PolicySet  # noqa: E402
-from memhall.policies.model import Action, Decision, PolicyRequest, ResourceType  # noqa: E402
+from memhall.policies.model import Action, PolicyRequest, ResourceType  # noqa: E402
 
 POLICY = PolicySet.load(None)
+ENCODER = default_encoder()
+ROWS: list[tuple[str, str, str, str]] = []
+COUNTER = itertools.count()
+WORDS = [f"w{n}" for n in range(3000)] + ["billing", "invoice", "payroll", "audit", "migration"]
+TOPICS = [f"topic{n}" for n in range(300)] + ["billing", "payroll"]
 
 
-class AllowAll:
-    """The baseline for what the policy costs: no decision work at all."""
-
-    def decide(self, request: PolicyRequest) -> Decision:
-        return Decision(allowed=True, rule_id="bench", message="", request=request)
-
-
-def rate(n: int, seconds: float) -> str:
-    return f"{n / seconds:,.0f}/s"
+def row(figure: str, goal: str, measured: str, met: bool | None) -> None:
+    verdict = {True: "met", False: "NOT MET", None: "-"}[met]
+    ROWS.append((figure, goal, measured, verdict))
+    print(f"  {figure}: {measured}   (goal {goal}: {verdict})", flush=True)
 
 
 def timed(fn: Callable[[], Any]) -> float:
@@ -54,67 +66,208 @@ def timed(fn: Callable[[], Any]) -> float:
     return time.perf_counter() - start
 
 
-def new_hall(folder: Path, name: str, gate: Any = POLICY) -> Hall:
-    hall = Hall(Store(f"sqlite:///{folder / name}"), gate)
-    hall.create_domain("maki", "company")
+# -- stores -------------------------------------------------------------------------
+
+
+@contextmanager
+def postgres_schema(url: str) -> Iterator[str]:
+    """A scratch schema on the server, dropped afterwards; its URL."""
+    schema = f"bench_{uuid.uuid4().hex[:10]}"
+    admin = create_engine(url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f"CREATE SCHEMA {schema}"))
+    sep = "&" if "?" in url else "?"
+    try:
+        yield f"{url}{sep}options=-csearch_path%3D{schema}"
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+        admin.dispose()
+
+
+def new_hall(url: str, *domains: str) -> Hall:
+    hall = Hall(Store(url), POLICY)
+    for domain in domains or ("company",):
+        hall.create_domain("maki", domain)
     return hall
 
 
-def bare_saver(folder: Path) -> Callable[[int], None]:
-    """A bare eventsourcing-sqlalchemy save of a similar event, one per transaction."""
-    store = Store(f"sqlite:///{folder / 'bare.db'}")
-    datastore = SQLAlchemyDatastore(session_maker=sessionmaker(bind=store.write_engine))
-    recorder = SQLAlchemyApplicationRecorder(datastore, events_table_name="bare_events")
-    recorder.create_table()
-    events = EventStore(new_mapper(), recorder)
-
-    def save(i: int) -> None:
-        entry = Entry.write("company", draft(text=f"bare note {i}"), actor="codex", rule="r", implanted=50)
-        with datastore.transaction(commit=True) as session:
-            events.put(entry.collect_events(), session=session)
-
-    return save
+def note(i: int | None = None) -> EntryDraft:
+    n = next(COUNTER) if i is None else i
+    return draft(text=f"note {n}: the payroll audit moved to the billing migration")
 
 
-def interleaved(writers: dict[str, Callable[[int], None]], n: int) -> dict[str, float]:
-    """Total seconds per writer, taking turns write by write, so that drift in
-    the machine's speed (fsync, the other core) falls on every writer alike."""
+class Bare:
+    """A bare eventsourcing-sqlalchemy application recorder: the same Entry events (their
+    encoding record included), saved with no policy, no dedup, no chain and no read models."""
+
+    def __init__(self, url: str) -> None:
+        self.store = Store(url)
+        self.datastore = SQLAlchemyDatastore(session_maker=sessionmaker(bind=self.store.write_engine))
+        recorder = SQLAlchemyApplicationRecorder(self.datastore, events_table_name="bare_events")
+        recorder.create_table()
+        self.events = EventStore(new_mapper(), recorder)
+
+    def save(self, entries: list[EntryDraft]) -> None:
+        made = [Entry.write("company", e, actor="codex", rule="r", implanted=50,
+                            encoding=encoded(ENCODER, e, "codex", _now())) for e in entries]
+        with self.datastore.transaction(commit=True) as session:
+            self.events.put([event for a in made for event in a.collect_events()], session=session)
+
+
+def _now() -> Any:
+    from datetime import datetime, timezone
+
+    return datetime.now(timezone.utc)
+
+
+def interleaved(writers: dict[str, Callable[[], None]], turns: int) -> dict[str, float]:
+    """Seconds per writer, taking turns, so drift in the machine's speed falls on all alike."""
     spent = dict.fromkeys(writers, 0.0)
-    for i in range(n):
+    for _ in range(turns):
         for name, write in writers.items():
-            start = time.perf_counter()
-            write(i)
-            spent[name] += time.perf_counter() - start
+            spent[name] += timed(write)
     return spent
 
 
-WORDS = [f"w{n}" for n in range(3000)] + ["billing", "invoice", "payroll", "audit", "migration"]
-TOPICS = [f"topic{n}" for n in range(300)] + ["billing", "payroll"]
-PEOPLE = [f"person{n}" for n in range(200)] + ["maki"]
-TASK = "prepare the payroll audit for billing migration"
+# -- the rows -------------------------------------------------------------------------
 
 
-def fill(hall: Hall, total: int, batch: int = 1000) -> None:
-    """A varied corpus (3,000-word vocabulary, quotes by the human, 2% at L3),
-    saved straight to the stream in batches like an import; then wrap-ups."""
+def single_writes(url: str, label: str, n: int, *, rate_goal: int | None) -> None:
+    hall, bare = new_hall(url), Bare(url)
+    writers = {"bare": lambda: bare.save([note()]),
+               "memhall": lambda: hall.write("codex", "company", note()) and None}
+    interleaved(writers, 10)  # warm up
+    t = interleaved(writers, n)
+    ratio = t["memhall"] / t["bare"]
+    row(f"governed write vs bare save, {label}", "<= 1.5x",
+        f"{ratio:.2f}x ({t['memhall'] / n * 1000:.2f} ms vs {t['bare'] / n * 1000:.2f} ms)", ratio <= 1.5)
+    if rate_goal:
+        rate = n / t["memhall"]
+        row(f"single governed writes/s, {label}", f">= {rate_goal}/s", f"{rate:,.0f}/s", rate >= rate_goal)
+    hall.store.dispose()
+    bare.store.dispose()
+
+
+def imports(url: str, label: str, batches: int, size: int = 1000) -> None:
+    hall, bare = new_hall(url), Bare(url)
+
+    def batch() -> list[EntryDraft]:
+        return [note() for _ in range(size)]
+
+    memhall_batches = [batch() for _ in range(batches + 1)]
+    bare_batches = [batch() for _ in range(batches + 1)]
+    hall.write_many("codex", "company", memhall_batches.pop())
+    bare.save(bare_batches.pop())
+    t = interleaved({"bare": lambda: bare.save(bare_batches.pop()),
+                     "memhall": lambda: hall.write_many("codex", "company", memhall_batches.pop()) and None},
+                    batches)
+    rate, bare_rate = batches * size / t["memhall"], batches * size / t["bare"]
+    ratio = rate / bare_rate
+    row(f"write_many import, {label}", ">= 10,000/s and >= 0.6x a bare batched save",
+        f"{rate:,.0f}/s = {ratio:.2f}x the bare batched save ({bare_rate:,.0f}/s)",
+        rate >= 10_000 and ratio >= 0.6)
+    hall.store.dispose()
+    bare.store.dispose()
+
+
+def decisions(n: int = 5000) -> None:
+    base = PolicyRequest(principal="codex", action=Action.WRITE_L2, domain="company",
+                         resource_type=ResourceType.ENTRY, target_layer="L2", kind="claim")
+    one = PolicySet.load(None)
+    distinct = [base.model_copy(update={"author": f"a{i}"}) for i in range(n)]
+    alone = timed(lambda: [one.decide(r) for r in distinct])
+    batched_set = PolicySet.load(None)
+    distinct = [base.model_copy(update={"author": f"b{i}"}) for i in range(n)]
+    batched = timed(lambda: batched_set.decide_batch(distinct))
+    row("uncached policy decisions", ">= 10,000/s",
+        f"{n / batched:,.0f}/s batched (decide_batch, as write_many asks); {n / alone:,.0f}/s one at a time",
+        n / batched >= 10_000)
+
+
+def fill(hall: Hall, total: int, batch: int = 2000) -> float:
+    """A varied corpus in import batches, then a few wrap-ups; seconds taken."""
     rng = random.Random(total)
-    stream = hall.streams.stream("company")
-    for start in range(0, total, batch):
-        entries = []
-        for n in range(start, min(total, start + batch)):
-            kind = rng.choice(["claim", "episode", "decision", "lesson", "quote"])
-            text = " ".join(rng.choices(WORDS, k=rng.randint(6, 30))) + f" #{n}"
-            written = draft(text=text, layer="L2", kind=kind,
-                            tags={"topics": rng.sample(TOPICS, 2), "people": rng.sample(PEOPLE, 1)},
-                            provenance={"claim_root_id": f"root{rng.randint(0, total // 5)}"})
-            entries.append(Entry.write("company", written, actor="maki" if kind == "quote" else "codex",
-                                       rule="bench-import", implanted=50))
-        for entry in entries[::50]:
-            entry.promote(Layer.L3, promotion_id=None, answers={}, actor="maki", rule="bench-import")
-        with hall.store.write() as session:
-            stream.save(session, *entries)
+    start = time.perf_counter()
+    shown = 0.0
+    for first in range(0, total, batch):
+        drafts = [draft(text=" ".join(rng.choices(WORDS, k=rng.randint(6, 20))) + f" #{n}",
+                        kind=rng.choice(["claim", "episode", "decision", "lesson"]),
+                        tags={"topics": rng.sample(TOPICS, 2)})
+                  for n in range(first, min(total, first + batch))]
+        hall.write_many("codex", "company", drafts)
+        if time.perf_counter() - shown > 30:
+            shown = time.perf_counter()
+            print(f"    ... {first + len(drafts):,} of {total:,} events", flush=True)
     for i in range(3):
         sessions.wrap_up(hall, "codex", "company", f"state {i}", opens=[f"loop {i}"])
+    return time.perf_counter() - start
+
+
+def child(code: str, *args: str) -> dict[str, float]:
+    """Run `code` in a fresh interpreter; it prints `key=value` lines."""
+    done = subprocess.run([sys.executable, "-c", code, *args], cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=7200)
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr[-2000:])
+    return {k: float(v) for k, v in (line.split("=") for line in done.stdout.split() if "=" in line)}
+
+
+REBUILD = """
+import resource, sys, time
+from memhall.governance.hall import Hall
+from memhall.governance.rebuild import rebuild
+from memhall.governance.store import Store
+from memhall.policies.engine import PolicySet
+hall = Hall(Store(sys.argv[1]), PolicySet.load(None))
+start = time.perf_counter()
+counts = rebuild(hall)
+print(f"seconds={time.perf_counter() - start} events={sum(counts.values())}")
+print(f"rss_mb={resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}")
+"""
+
+VERIFY = """
+import sys, time
+from memhall.audit.verify import ChainSource, snapshot, verify_store
+from memhall.governance.recompute import verify_read_models
+from memhall.governance.store import Store
+from memhall.governance.streams import Streams
+from memhall.governance.tables import tables_for
+store = Store(sys.argv[1])
+t = tables_for("company")
+start = time.perf_counter()
+with snapshot(store.read_engine) as conn:
+    (chain,) = verify_store(conn, [ChainSource("company", t.events_name, t.chain.name)])
+models = verify_read_models(Streams(store))
+print(f"seconds={time.perf_counter() - start} events={chain.position} ok={int(chain.ok and all(m.ok for m in models))}")
+"""
+
+
+def scale(url: str, small_url: str, label: str, size: int) -> None:
+    hall = new_hall(url)
+    built = fill(hall, size)
+    events = hall.streams.event_count("company")
+    print(f"    built the {events:,}-event store in {built:.0f} s ({events / built:,.0f} events/s, "
+          f"import batches of 2,000)", flush=True)
+    small = new_hall(small_url)
+    fill(small, 1000)
+    handoff_small = median_ms(lambda: sessions.handoff(small, "codex", "company", open_session=False))
+    handoff_large = median_ms(lambda: sessions.handoff(hall, "codex", "company", open_session=False))
+    ratio = handoff_large / handoff_small
+    row(f"handoff at {events // 1000:,}k events vs 1k, {label}", "<= 1.2x",
+        f"{ratio:.2f}x ({handoff_large:.2f} ms vs {handoff_small:.2f} ms)", ratio <= 1.2)
+    hall.store.dispose()
+    small.store.dispose()
+    verified = child(VERIFY, url)
+    row(f"full audit verify (chain and every read model), {events // 1000:,}k events, {label}",
+        "<= 10 s for 100k", f"{verified['seconds']:.1f} s ({verified['events'] / verified['seconds']:,.0f} "
+        f"events/s; ok={bool(verified['ok'])})", verified["seconds"] * 100_000 / verified["events"] <= 10)
+    rebuilt = child(REBUILD, url)
+    rate = rebuilt["events"] / rebuilt["seconds"]
+    row(f"rebuild, {events // 1000:,}k events, {label}", ">= 20,000 events/s, with progress",
+        f"{rate:,.0f} events/s ({rebuilt['seconds']:.1f} s; a bar on a terminal)", rate >= 20_000)
+    row(f"peak RSS rebuilding {events // 1000:,}k events, {label}", "<= 300 MB at 1M",
+        f"{rebuilt['rss_mb']:.0f} MB", rebuilt["rss_mb"] <= 300 if events >= 1_000_000 else None)
 
 
 def median_ms(fn: Callable[[], Any], repeat: int = 15) -> float:
@@ -122,92 +275,117 @@ def median_ms(fn: Callable[[], Any], repeat: int = 15) -> float:
     return statistics.median(timed(fn) for _ in range(repeat)) * 1000
 
 
+WRITER = """
+import sys, time
+from memhall.domains.entry import draft
+from memhall.governance.hall import Hall
+from memhall.governance.store import Store
+from memhall.policies.engine import PolicySet
+hall = Hall(Store(sys.argv[1]), PolicySet.load(None))
+domain, name, n, start_at = sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5])
+hall.write("codex", domain, draft(text=f"warm {name}"))
+while time.time() < start_at:
+    time.sleep(0.005)
+errors, first = 0, time.time()
+for i in range(n):
+    try:
+        hall.write("codex", domain, draft(text=f"writer {name} note {i}"))
+    except Exception as error:
+        errors += 1
+        print(repr(error)[:200], file=sys.stderr)
+print(f"first={first} last={time.time()} errors={errors} writes={n}")
+"""
+
+
+def writers(url: str, domains: list[str], processes: int, n: int) -> tuple[float, int]:
+    """`processes` writer processes, spread over `domains`, n writes each: (writes/s, errors)."""
+    start_at = time.time() + 3 + processes * 0.5  # after every interpreter has started
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, url, domains[p % len(domains)], str(p), str(n),
+                               str(start_at)], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for p in range(processes)]
+    outs = [p.communicate(timeout=3600) for p in procs]
+    stats = [{k: float(v) for k, v in (x.split("=") for x in out.split())} for out, _ in outs]
+    total = sum(s["writes"] for s in stats)
+    span = max(s["last"] for s in stats) - min(s["first"] for s in stats)
+    return total / span, int(sum(s["errors"] for s in stats))
+
+
+def contention(sqlite_url: str, pg_url: str | None, n: int) -> None:
+    new_hall(sqlite_url).store.dispose()
+    rate, errors = writers(sqlite_url, ["company"], 16, n)
+    row("16 SQLite writer processes, one domain", "0 errors",
+        f"{errors} errors in {16 * n:,} writes ({rate:,.0f} writes/s in all; SQLite has one write lock per "
+        "file, so its writers take turns whatever their domain)", errors == 0)
+    if pg_url is None:
+        return
+    with postgres_schema(pg_url) as url:
+        new_hall(url, "company", "family").store.dispose()
+        alone, _ = writers(url, ["company"], 1, n)
+        one_domain, errors_one = writers(url, ["company"], 8, n)
+        two_domains, errors_two = writers(url, ["company", "family"], 8, n)
+    row("8 PostgreSQL writer processes, one domain", ">= 1x one writer's rate (no collapse)",
+        f"{one_domain:,.0f} writes/s = {one_domain / alone:.2f}x one writer ({alone:,.0f}/s); "
+        f"{errors_one} errors", one_domain >= alone and errors_one == 0)
+    row("8 PostgreSQL writers over two domains vs one domain", ">= 1.6x",
+        f"{two_domains / one_domain:.2f}x ({two_domains:,.0f} vs {one_domain:,.0f} writes/s); {errors_two} errors",
+        two_domains / one_domain >= 1.6 and errors_two == 0)
+
+
+def suite(pg_url: str | None) -> None:
+    env = {**os.environ, "MEMHALL_TEST_POSTGRES_URL": pg_url or ""}
+    spent = timed(lambda: subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "auto", "-p",
+                                          "no:cacheprovider"], cwd=ROOT, env=env, capture_output=True))
+    row("test suite, as CI runs it (pytest -n auto, both backends)", "<= 5 min", f"{spent / 60:.1f} min",
+        spent <= 300)
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="10k instead of 100k entries")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--size", type=int, default=100_000, help="events in the big store (default 100,000)")
+    parser.add_argument("--postgres", default=os.environ.get(
+        "MEMHALL_BENCH_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"),
+        help="a PostgreSQL URL ('' to skip PostgreSQL)")
+    parser.add_argument("--writes", type=int, default=300, help="single writes per interleaved comparison")
+    parser.add_argument("--suite", action="store_true", help="also time the test suite as CI runs it")
     args = parser.parse_args()
-    big = 10_000 if args.quick else 100_000
-    n = 300
+    pg: str | None = args.postgres or None
+    started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="memhall-bench-") as tmp:
         folder = Path(tmp)
-        print(f"# memhall benchmarks (SQLite file, {n} single writes; big domain = {big:,} entries)\n")
+        print(f"# memhall benchmarks: {os.cpu_count()} cores, load average "
+              f"{os.getloadavg()[0]:.1f} at the start\n", flush=True)
+        print("## single writes (interleaved write by write with a bare save)", flush=True)
+        single_writes(f"sqlite:///{folder / 'single.db'}", "SQLite", args.writes, rate_goal=700)
+        if pg:
+            with postgres_schema(pg) as url:
+                single_writes(url, "PostgreSQL", args.writes, rate_goal=None)
+        print("## imports (interleaved batch by batch with a bare batched save of the same events)", flush=True)
+        imports(f"sqlite:///{folder / 'import.db'}", "SQLite", 10)
+        if pg:
+            with postgres_schema(pg) as url:
+                imports(url, "PostgreSQL", 10)
+        print("## policy", flush=True)
+        decisions()
+        print("## writers at once", flush=True)
+        contention(f"sqlite:///{folder / 'writers.db'}", pg, 50)
+        print(f"## scale: a {args.size:,}-event store (SQLite)", flush=True)
+        scale(f"sqlite:///{folder / 'big.db'}", f"sqlite:///{folder / 'small.db'}", "SQLite", args.size)
+        if pg:
+            print(f"## scale: a {min(args.size, 100_000):,}-event store (PostgreSQL)", flush=True)
+            with postgres_schema(pg) as url, postgres_schema(pg) as small_url:
+                scale(url, small_url, "PostgreSQL", min(args.size, 100_000))
+        if args.suite:
+            print("## test suite", flush=True)
+            suite(pg)
+    load = os.getloadavg()[0]
+    print(f"\n## summary ({time.perf_counter() - started:.0f} s; load average {load:.1f} at the end)\n")
+    print("| figure | goal | measured | |\n|---|---|---|---|")
+    for figure, goal, measured, verdict in ROWS:
+        print(f"| {figure} | {goal} | {measured} | {verdict} |")
+    if not args.suite:
+        print("| test suite, as CI runs it | <= 5 min | not run (pass --suite) | - |")
 
-        halls = {
-            "policy": new_hall(folder, "policy.db"),
-            "allow": new_hall(folder, "allow.db", AllowAll()),
-        }
-        writers: dict[str, Callable[[int], None]] = {"bare": bare_saver(folder)}
-        for name, hall in halls.items():
-            writers[name] = (lambda h: lambda i: h.write("codex", "company", draft(text=f"note {i}")))(hall)
-        t = interleaved(writers, n)
-        bare, written, allowed = t["bare"], t["policy"], t["allow"]
-        batch_hall = new_hall(folder, "batch.db")
-        batched = timed(lambda: batch_hall.write_many(
-            "codex", "company", [draft(text=f"batched {i}") for i in range(n * 10)]))
-        print("## writes (interleaved write by write)")
-        print(f"bare eventsourcing-sqlalchemy save : {rate(n, bare)} (baseline)")
-        print(f"memhall write, one per call         : {rate(n, written)} = {bare / written:.2f}x baseline")
-        print(f"memhall batched import (write_many) : {rate(n * 10, batched)} = "
-              f"{(n * 10 / batched) / (n / bare):.2f}x baseline")
-        print(f"write with an allow-all gate        : {rate(n, allowed)}; the Cedar policy makes a write "
-              f"take {written / allowed:.2f}x as long")
-        print()
-
-        request = PolicyRequest(principal="codex", action=Action.WRITE_L2, domain="company",
-                                resource_type=ResourceType.ENTRY, target_layer="L2", kind="claim")
-        decisions = 5000
-        varied = [request.model_copy(update={"kind": f"k{i}"}) for i in range(decisions)]
-        spent = timed(lambda: [POLICY.decide(r) for r in varied])
-        print("## policy")
-        print(f"decisions (parsed once, distinct requests): {rate(decisions, spent)} "
-              f"= {spent / decisions * 1e6:.0f} µs each\n")
-
-        small = new_hall(folder, "small.db")
-        fill(small, 1_000)
-        large = new_hall(folder, "large.db")
-        filled = timed(lambda: fill(large, big))
-        h_small = median_ms(lambda: sessions.handoff(small, "codex", "company", open_session=False))
-        h_large = median_ms(lambda: sessions.handoff(large, "codex", "company", open_session=False))
-        print("## handoff")
-        print(f"filled {big:,} entries (import batches of 1,000) in {filled:.1f}s ({rate(big, filled)})")
-        print(f"handoff with 1k entries   : {h_small:.2f} ms")
-        print(f"handoff with {big // 1000}k entries : {h_large:.2f} ms (ratio {h_large / h_small:.2f}; "
-              "an index, not a scan)")
-        env = {"PYTHONPATH": str(ROOT), "MEMHALL_AGENT": "codex", "MEMHALL_DOMAIN": "company"}
-        cmd = [sys.executable, "-m", "memhall", "--store", str(folder / "large.db"), "handoff", "--no-session"]
-        walls = [timed(lambda: subprocess.run(cmd, env=env, capture_output=True, check=True)) for _ in range(5)]
-        print(f"`memhall handoff` as a process: {statistics.median(walls) * 1000:.0f} ms wall (median of 5)\n")
-
-        audit_verify(large)
-        materialization(small, large, big)
-
-
-def audit_verify(hall: Hall) -> None:
-    from memhall.audit.verify import ChainSource, snapshot, verify_store
-    from memhall.governance.tables import tables_for
-
-    t = tables_for("company")
-    with snapshot(hall.store.read_engine) as conn:
-        start = time.perf_counter()
-        (report,) = verify_store(conn, [ChainSource("company", t.events_name, t.chain.name)])
-        spent = time.perf_counter() - start
-    print("## audit")
-    print(f"verify {report.position:,} chained events: {spent:.2f} s ({rate(report.position, spent)}); "
-          f"ok={report.ok}\n")
-
-
-def materialization(small: Hall, large: Hall, big: int) -> None:
-    from memhall.ledgers.materialize import materialize
-
-    def run(hall: Hall) -> None:
-        materialize(hall, "claude", "company", seat="gemini", task=TASK)
-
-    m_small = median_ms(lambda: run(small), repeat=7)
-    m_large = median_ms(lambda: run(large), repeat=7)
-    print("## materialization")
-    print(f"materialize (task {TASK!r}, recording included)")
-    print(f"materialize with 1k entries   : {m_small:.1f} ms")
-    print(f"materialize with {big // 1000}k entries : {m_large:.1f} ms (ratio {m_large / m_small:.2f})")
 
 if __name__ == "__main__":
     main()

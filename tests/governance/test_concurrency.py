@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from sqlalchemy import func, select, text
 
 from memhall.governance.hall import Hall
@@ -49,3 +50,32 @@ def test_four_processes_writing_fifty_entries_each_lose_nothing(store_url: str) 
     assert entries == 200
     assert positions == list(range(1, 202))  # the domain's opening + 200 writes, no gap
     assert chained == positions
+
+
+def test_on_postgresql_writers_of_one_domain_never_wait_for_another_domain(store_url: str) -> None:
+    if not store_url.startswith("postgresql"):
+        pytest.skip("SQLite has one write lock per file: its writers take turns whatever their domain")
+    hall = Hall(Store(store_url), PolicySet.load(None))
+    hall.create_domain("maki", "company")
+    hall.create_domain("maki", "family")
+    company = hall.streams.stream("company")
+
+    def writer(domain: str, name: str, n: int) -> subprocess.Popen[str]:
+        script = WRITER.replace('"company"', repr(domain))
+        return subprocess.Popen([sys.executable, "-c", script, store_url, name, str(n)], cwd=ROOT,
+                                env={"PYTHONPATH": str(ROOT)}, stderr=subprocess.PIPE, text=True)
+
+    with hall.writing(company):  # holds the company domain's head row until the block ends
+        behind = writer("company", "c", 1)
+        family = [writer("family", f"f{i}", 5) for i in range(2)]
+        errors = [w.communicate(timeout=300)[1] for w in family]
+        still_waiting = behind.poll() is None
+    behind_error = behind.communicate(timeout=300)[1]
+
+    assert [w.returncode for w in family] == [0, 0], errors
+    assert still_waiting  # a company writer waits for the company lock, and only for it
+    assert behind.returncode == 0, behind_error
+    tables = tables_for("family")
+    with hall.store.read() as conn:
+        assert conn.execute(select(func.count()).select_from(tables.entries)).scalar_one() == 10
+    hall.store.dispose()
