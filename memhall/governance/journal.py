@@ -27,7 +27,7 @@ from uuid import UUID
 
 from memhall.audit.chain import GENESIS, ChainedEvent, link
 from memhall.governance.projection import ops_for
-from memhall.governance.projection.apply import Projector, SqlBackend
+from memhall.governance.projection.apply import COPY_MIN, Projector, SqlBackend, copy_rows
 from memhall.governance.projection.ops import State
 
 
@@ -91,15 +91,31 @@ class Journal:
                            event.topic, event.data))
             links.append((position, head))
             positions.append(position)
+        if self.dialect == "sqlite":
+            self._store(connection, stored, links, position, head, events, positions, copy=False)
+        elif len(events) >= COPY_MIN:
+            self._store(connection, stored, links, position, head, events, positions, copy=True)
+        else:
+            with connection.pipeline():  # one round trip for the whole write, not one per statement
+                self._store(connection, stored, links, position, head, events, positions, copy=False)
+        return positions
+
+    def _store(self, connection: Any, stored: list[tuple[Any, ...]], links: list[tuple[int, str]],
+               position: int, head: str, events: Sequence[NewEvent], positions: list[int], *,
+               copy: bool) -> None:
         cursor = connection.cursor()
-        cursor.executemany(self._event_sql, stored)
-        cursor.executemany(self._chain_sql, links)
+        if copy:
+            copy_rows(connection, self.events_table,
+                      ("id", "originator_id", "originator_version", "topic", "state"), stored)
+            copy_rows(connection, self.chain_table, ("position", "head"), links)
+        else:
+            cursor.executemany(self._event_sql, stored)
+            cursor.executemany(self._chain_sql, links)
         cursor.execute(self._move_sql, (position, head))
-        projector = Projector(SqlBackend(connection, self.dialect, self.prefix))
+        projector = Projector(SqlBackend(connection, self.dialect, self.prefix, copy=copy))
         for event, at in zip(events, positions):
             projector.apply(ops_for(event.topic, event.state, at))
         projector.flush()
-        return positions
 
     def load(self, connection: Any, originator_id: UUID) -> list[tuple[int, str, bytes]]:
         """One aggregate's stored events, in version order."""

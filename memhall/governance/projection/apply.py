@@ -97,14 +97,21 @@ class Projector:
 _STATEMENTS: dict[tuple[str, ...], str] = {}
 
 
-class SqlBackend:
-    """Read models of one domain on a DBAPI connection (qmark for sqlite3, format for psycopg)."""
+#: on PostgreSQL, inserts of at least this many rows go through COPY (one round trip, no
+#: per-row statement); fewer are an executemany
+COPY_MIN = 64
 
-    def __init__(self, connection: Any, dialect: str, prefix: str) -> None:
+
+class SqlBackend:
+    """Read models of one domain on a DBAPI connection (qmark for sqlite3, format for psycopg).
+    `copy=False` when the connection is in pipeline mode, where COPY is not allowed."""
+
+    def __init__(self, connection: Any, dialect: str, prefix: str, *, copy: bool = True) -> None:
         self.connection = connection
         self.dialect = dialect
         self.prefix = prefix
         self.mark = "?" if dialect == "sqlite" else "%s"
+        self.copy = copy and dialect == "postgresql"
 
     def _skip(self, table: str) -> bool:
         # PostgreSQL indexes the entries table itself; only SQLite keeps FTS rows
@@ -141,7 +148,10 @@ class SqlBackend:
             return
         spec = BY_SUFFIX[table]
         encode = row_encoder(spec)
-        self.connection.cursor().executemany(self._statement("insert", spec), [encode(row) for row in rows])
+        if self.copy and len(rows) >= COPY_MIN:
+            copy_rows(self.connection, self.prefix + spec.suffix, spec.names, map(encode, rows))
+        else:
+            self.connection.cursor().executemany(self._statement("insert", spec), [encode(row) for row in rows])
 
     def replace(self, table: str, rows: list[dict[str, Any]]) -> None:
         if self._skip(table):
@@ -159,6 +169,13 @@ class SqlBackend:
         self.connection.cursor().executemany(
             self._statement("update", spec, columns),
             [(*stored(values), ident) for ident, values in rows])
+
+
+def copy_rows(connection: Any, table: str, columns: tuple[str, ...], rows: Iterable[tuple[Any, ...]]) -> None:
+    """PostgreSQL COPY … FROM STDIN of many rows (psycopg)."""
+    with connection.cursor().copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+        for values in rows:
+            copy.write_row(values)
 
 
 _ENCODERS: dict[str, Callable[[dict[str, Any]], tuple[Any, ...]]] = {}
