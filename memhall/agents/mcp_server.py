@@ -98,6 +98,8 @@ def build_server(agent: Agent, *, verbose: bool = False) -> MCPServer:
         interpretation: Annotated[str | None, Field(description="What you infer, apart from "
                                                                 "what you observed.")] = None,
         supersedes: Annotated[UUID | None, Field(description="An entry this replaces.")] = None,
+        reason: Annotated[str, Field(description="Why the superseded entry no longer holds "
+                                                 "(superseding needs it or evidence).")] = "",
         pending: Annotated[Names, Field(description="Open MEMORY REQUEST ids this depends on.")] = (),
         idempotency_key: Annotated[str | None, Field(max_length=128)] = None,
         session_id: SessionId = None,
@@ -112,7 +114,7 @@ def build_server(agent: Agent, *, verbose: bool = False) -> MCPServer:
                 confidence=confidence, session_id=agent.session(session_id),
                 pending_requests=pending, idempotency_key=idempotency_key,
             )
-            return hall.write(actor, domain, entry, supersedes=supersedes)
+            return hall.write(actor, domain, entry, supersedes=supersedes, reason=reason)
 
         return governed(write)
 

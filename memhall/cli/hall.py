@@ -83,7 +83,8 @@ def wrap_up(app: App, summary: str | None, session_id: str | None, pointers: tup
 @click.option("--at", "at", type=MOMENT, help="When it happened or was said (default: now).")
 @click.option("--confidence", type=click.IntRange(0, 100), help="0-100 (default by provenance: 78 / 58).")
 @click.option("--interpretation", help="What you infer, kept apart from what you observed.")
-@click.option("--supersedes", type=ID, help="An entry this one replaces.")
+@click.option("--supersedes", type=ID, help="An entry this one replaces (needs --reason or --evidence).")
+@click.option("--reason", default="", help="Why the superseded entry no longer holds.")
 @click.option("--pending", "pending", multiple=True, type=ID, help="An open MEMORY REQUEST this depends on.")
 @click.option("--session", "session_id", envvar="MEMHALL_SESSION", help="The session writing.")
 @click.option("--idempotency-key", help="Retrying with the same key writes nothing new.")
@@ -96,7 +97,7 @@ def write(app: App, text: str | None, layer: str, kind: str, people: tuple[str, 
           participants: tuple[str, ...], source_kind: str, source_agent: str | None,
           evidence_refs: tuple[str, ...], claim_root: str | None, contradicts: bool,
           at: datetime | None, confidence: int | None,
-          interpretation: str | None, supersedes: str | None, pending: tuple[str, ...],
+          interpretation: str | None, supersedes: str | None, reason: str, pending: tuple[str, ...],
           session_id: str | None, idempotency_key: str | None, payload: IO[bytes] | None) -> None:
     """Write an L1 or L2 entry (TEXT, or --payload JSON)."""
     claimed: dict[str, str] = {}
@@ -125,7 +126,7 @@ def write(app: App, text: str | None, layer: str, kind: str, people: tuple[str, 
             idempotency_key=idempotency_key,
         )
     replaced = app.resolve(IdKind.ENTRY, supersedes) if supersedes else None
-    result = app.hall.write(app.actor, app.domain, entry, supersedes=replaced, **claimed)
+    result = app.hall.write(app.actor, app.domain, entry, supersedes=replaced, reason=reason, **claimed)
     if result.replayed:
         note(f"replayed: idempotency key already written as {result.entry_id}; nothing new written")
     elif result.corroborated:

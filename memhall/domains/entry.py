@@ -194,6 +194,8 @@ class Entry(Aggregate):
     class Superseded(Aggregate.Event):
         TOPIC = "memhall.Entry.Superseded"
         by_entry: UUID
+        #: why the old entry no longer holds (a manual supersede needs it or evidence)
+        reason: str | None = None
 
     class Retired(Aggregate.Event):
         TOPIC = "memhall.Entry.Retired"
@@ -307,12 +309,12 @@ class Entry(Aggregate):
                 f"cannot {doing} entry {self.id}: it is {self.status.value}"
             )
 
-    def supersede(self, by_entry: UUID, *, actor: str, rule: str) -> None:
+    def supersede(self, by_entry: UUID, *, actor: str, rule: str, reason: str | None = None) -> None:
         self._require_active("supersede")
-        self._superseded(by_entry=by_entry, actor=actor, rule=rule)
+        self._superseded(by_entry=by_entry, reason=reason, actor=actor, rule=rule)
 
     @event(Superseded)
-    def _superseded(self, by_entry: UUID, actor: str, rule: str) -> None:
+    def _superseded(self, by_entry: UUID, reason: str | None, actor: str, rule: str) -> None:
         self.status = Status.SUPERSEDED
         self.superseded_by = by_entry
 

@@ -48,8 +48,9 @@ class Kind(str, Enum):
     EPISODE = "episode"
     CLAIM = "claim"
     LESSON = "lesson"
-    DECISION = "decision"
+    DECISION = "decision"  # only at L4, through ratification (a forbid rule refuses writes)
     QUOTE = "quote"
+    RESULT = "result"  # work done: needs evidence
 
     @classmethod
     def parse(cls, value: str) -> Kind:

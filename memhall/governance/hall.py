@@ -32,6 +32,7 @@ from memhall.domains.records import Refusal
 from memhall.domains.session import Session as WorkSession
 from memhall.domains.values import (
     DEFAULT_IMPLANTED_CONFIDENCE,
+    HANDOFF_KINDS,
     Layer,
     domain_name,
     principal_name,
@@ -215,6 +216,7 @@ class Hall:
         claimed_principal: str = "",
         claimed_domain: str = "",
         claimed_layer: str = "",
+        reason: str = "",
     ) -> WriteResult:
         """Write an L1 or L2 entry; the same memory written twice is stored once.
         Superseding is a second decision, on the target entry (`supersede`)."""
@@ -232,8 +234,15 @@ class Hall:
                 self.refuse(session, stream, request, InvalidValueError(
                     f"cannot write at {entry.layer.value}: L3 and L4 are reached only by promotion"
                 ), rule="layers-by-promotion-only")
+            self._check_provenance(session, stream, request, entry)
             target = (self._supersede_target(session, stream, actor, entry, supersedes)
                       if supersedes is not None else None)
+            if target is not None and not (reason.strip() or entry.provenance.evidence_refs
+                                           or entry.kind in HANDOFF_KINDS):
+                # A thread's newer state, wrap-up or handoff is its own reason.
+                self.refuse(session, stream, target[1], InvalidValueError(
+                    "superseding needs a reason (--reason) or evidence (--evidence): "
+                    "say why the old entry no longer holds"), rule="supersede-needs-a-reason")
             self._check_pending(session, stream, request, entry)
             replayed = self.replayed(session, stream, entry)
             if replayed is not None:
@@ -254,7 +263,7 @@ class Hall:
                               encoding=encoded(self.encoder, entry, actor, self.clock()))
             changed: list[Any] = [new]
             if target is not None:
-                self._supersede(session, stream, target, new)
+                self._supersede(session, stream, target, new, reason.strip() or None)
                 changed.append(target[0])
             stream.save(session, *changed)
             from memhall.governance.evidence import on_write
@@ -274,10 +283,11 @@ class Hall:
         return old, request, self.authorize(session, stream, request)
 
     def _supersede(self, session: Connection, stream: DomainStream,
-                   target: tuple[Entry, PolicyRequest, Decision], new: Entry) -> None:
+                   target: tuple[Entry, PolicyRequest, Decision], new: Entry,
+                   reason: str | None = None) -> None:
         old, request, decision = target
         try:
-            old.supersede(new.id, actor=request.principal, rule=decision.rule_id)
+            old.supersede(new.id, actor=request.principal, rule=decision.rule_id, reason=reason)
         except MemhallError as error:
             self.refuse(session, stream, request, error, rule=decision.rule_id)
 
@@ -341,6 +351,16 @@ class Hall:
         if entry.idempotency_key is None:
             return None
         return _replayed(stream.replays(session, [entry.idempotency_key]), entry, entry.dedup_key())
+
+    def _check_provenance(self, session: Connection, stream: DomainStream,
+                          request: PolicyRequest, entry: EntryDraft) -> None:
+        """An explicit confidence may not lift a claim above what its provenance allows
+        (hearsay: what the hall's trust in its teller gives); below it is the writer's call."""
+        from memhall.governance.trust import ceiling_problem
+
+        problem = ceiling_problem(session, stream, entry, self.implanted_confidence)
+        if problem is not None:
+            self.refuse(session, stream, request, problem, rule="confidence-by-provenance")
 
     def _check_pending(self, session: Connection, stream: DomainStream, request: PolicyRequest,
                        entry: EntryDraft) -> None:

@@ -25,8 +25,11 @@ from memhall.domains.opinion import (
     stance_of,
     trust_statement,
 )
-from memhall.domains.errors import InvalidValueError, NotFoundError
-from memhall.domains.values import principal_name
+from memhall.domains.belief import check_confidence
+from memhall.domains.belief.hearsay import NEUTRAL_TRUST
+from memhall.domains.entry import EntryDraft
+from memhall.domains.errors import GuardrailError, InvalidValueError, NotFoundError
+from memhall.domains.values import SourceKind, principal_name
 from memhall.governance.hall import Hall
 from memhall.governance.projection.schema import from_iso
 from memhall.governance.streams import DomainStream
@@ -164,3 +167,21 @@ def set_trust(hall: Hall, actor: str, domain: str, *, source: str, value: float,
         stream.save(session, claim)
     found = rows(hall, actor, domain, observer=observer, source=source)
     return next(v for v in found if v.topic == topic)
+
+
+def ceiling_problem(conn: Connection, stream: DomainStream, entry: EntryDraft,
+                    implanted: int) -> GuardrailError | None:
+    """Why an explicit write confidence exceeds what the entry's provenance allows, if it does."""
+    if entry.confidence is None:
+        return None
+    provenance = entry.provenance
+    teller = NEUTRAL_TRUST
+    if provenance.source_kind is SourceKind.HEARSAY and provenance.source_agent_id:
+        teller = table(conn, stream).seen_by(HALL_VIEW).of(provenance.source_agent_id,
+                                                            entry.tags.topics)
+    try:
+        check_confidence(entry.confidence, provenance.source_kind, teller, implanted,
+                         source_agent=provenance.source_agent_id)
+    except GuardrailError as error:
+        return error
+    return None

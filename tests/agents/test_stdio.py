@@ -41,7 +41,7 @@ async def test_an_agent_lists_the_tools_gets_its_handoff_writes_and_recalls_over
         tools = {t.name for t in (await client.list_tools()).tools}
         handoff = structured(await client.call_tool("get_handoff", {}))
         written = structured(await client.call_tool("write_memory", {
-            "text": "the release train leaves on thursdays", "layer": "L2", "kind": "decision"}))
+            "text": "the release train leaves on thursdays", "layer": "L2", "kind": "claim"}))
         recalled = structured(await client.call_tool("recall", {"query": "release train"}))
 
     assert tools == TOOLS

@@ -51,7 +51,7 @@ def test_a_session_chair_supersedes_within_the_layers_it_writes(hall: Hall) -> N
     candidate = hall.write("gemini", "company", draft(text="deploys on fridays", kind="claim")).entry_id
 
     replaced = hall.write("codex", "company", draft(text="deploys on thursdays", kind="claim", layer="L2"),
-                          supersedes=UUID(candidate))
+                          supersedes=UUID(candidate), reason="the release moved")
 
     shown = history.show(hall, "maki", "company", UUID(candidate))
     assert shown.entry.superseded_by == replaced.entry_id

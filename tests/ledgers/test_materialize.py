@@ -75,7 +75,8 @@ def test_no_doubtful_anomalous_or_past_item_enters_ledger_b(
 
 def test_retired_and_superseded_entries_go_to_c_with_their_reason(hall: Hall, write: Write) -> None:
     old = write("billing runs weekly")
-    new = hall.write("codex", "company", _draft("billing runs nightly"), supersedes=_uuid(old)).entry_id
+    new = hall.write("codex", "company", _draft("billing runs nightly"), supersedes=_uuid(old),
+                   reason="billing moved to nightly").entry_id
     gone = write("billing used the old gateway")
     hall.retire("codex", "company", _uuid(gone), "gateway replaced")
 

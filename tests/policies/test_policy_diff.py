@@ -46,7 +46,8 @@ def test_granting_a_seat_write_l2_shows_as_gained(base: Path, head: Path) -> Non
 
     assert {c.principal for c in result.changes} == {"gemini"}
     assert {(c.change, c.action) for c in result.changes} == {("gained", "write_l2")}
-    assert "- gained `write_l2` on new L1 entries in company, family" in result.markdown()
+    # every kind but a decision, and a result only with evidence (the guards still forbid those)
+    assert "- gained `write_l2` on new L1 entries (without evidence, no kind;" in result.markdown()
     assert result.rules_added == ["seat-writes-l2"]
 
 
