@@ -21,11 +21,18 @@ from pydantic import Field
 
 from memhall.agents.agent import Agent
 from memhall.agents.recall import MAX_ITEMS, Recalled, recall as relevant
-from memhall.agents.results import PendingRequests, Promotions, PromotionStanding, PromotionStep
+from memhall.agents.results import (
+    PendingRequests,
+    Promotions,
+    PromotionStanding,
+    PromotionStep,
+    WhyGraph,
+)
 from memhall.domains.entry import Tags, draft
 from memhall.domains.promotion import Stance
 from memhall.domains.values import Kind, SourceKind
-from memhall.governance import history, promotions, requests, sessions
+from memhall.domains.belief.drawing import as_dict
+from memhall.governance import beliefs, history, promotions, requests, sessions
 from memhall.governance.requests import RequestView
 from memhall.governance.views import HandoffView, SearchView, ShowView, WrapUpResult, WriteResult
 
@@ -138,9 +145,21 @@ def build_server(agent: Agent, *, verbose: bool = False) -> MCPServer:
         """One entry and its whole event history: who wrote it, under which rule, what changed."""
         return governed(lambda: history.show(hall, actor, domain, entry_id))
 
-    # why: "why do I believe this, who told me, how sure am I" is answered from
-    # the evidence graph (SPEC §5), which arrives with beliefs. It is registered
-    # here then, and not before: a generated explanation would be a fake.
+    @server.tool(title="Why is this believed", annotations=READS)
+    def why(entry_id: UUID,
+            mine: Annotated[bool, Field(description="Your own belief (from the evidence you "
+                                                    "were exposed to) instead of the hall's.")] = False,
+            as_of: Annotated[str | None, Field(description="An ISO time or @POSITION: the log "
+                                                           "as it stood then.")] = None) -> WhyGraph:
+        """Why do I (or the hall) believe this, who told it, how sure: the evidence graph
+        (supports, contradicts, heard_from, witnessed, inferred_from, corrected_by,
+        corroborated_by) and the belief's history. Answered from the events, never generated."""
+        def answer() -> WhyGraph:
+            graph = beliefs.why_of(hall, actor, domain, entry_id, holder=actor if mine else None,
+                                   as_of=beliefs.parse_as_of(as_of))
+            return WhyGraph(**as_dict(graph))
+
+        return governed(answer)
 
     @server.tool(title="Request missing memory", annotations=RECORDS)
     def request_memory(need: Annotated[str, Field(min_length=1)],

@@ -7,6 +7,8 @@ used as they are wherever one exists.
 
 from __future__ import annotations
 
+from typing import Any
+
 from memhall.domains.promotion import Promotion
 from memhall.governance.promotion_records import PromotionView
 from memhall.governance.requests import RequestView
@@ -58,3 +60,14 @@ class PromotionStep(View):
             reminder_sessions=len(promotion.reminder_sessions),
             dissent_recorded=promotion.dissent_recorded, standing=promotion.progress(),
         )
+
+
+class WhyGraph(View):
+    """The evidence graph behind a belief: nodes, edges (each with its event, principal and
+    time) and the belief with its history of states and confidences. Never prose."""
+
+    claim_root: str
+    as_of: dict[str, Any]
+    belief: dict[str, Any]
+    nodes: list[dict[str, Any]]
+    edges: list[dict[str, Any]]

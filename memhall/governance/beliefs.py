@@ -48,6 +48,20 @@ from memhall.policies.model import Action, ResourceType
 AsOfArg = datetime | int | None
 
 
+def parse_as_of(text: str | None) -> AsOfArg:
+    """An as-of as typed by an agent: an ISO time (UTC when it names no zone) or @POSITION."""
+    if text is None or not text.strip():
+        return None
+    text = text.strip()
+    try:
+        if text.startswith("@"):
+            return int(text[1:])
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise InvalidValueError(f"as-of {text!r} is neither an ISO time nor @POSITION") from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
 def resolve_cut(conn: Connection, stream: DomainStream, as_of: AsOfArg, now: datetime) -> AsOf:
     """The cut of an as-of question. A time counts what was recorded by then; `@N` counts
     events up to position N, and ages are measured to the time N was recorded."""

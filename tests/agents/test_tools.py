@@ -186,3 +186,22 @@ async def test_there_is_no_ratify_tool_and_the_instructions_say_it_is_a_human_ac
     assert not {n for n in names if "ratif" in n}
     assert "ratification is a human act" in instructions
     assert "You act as claude in domain company" in instructions
+
+
+async def test_why_answers_from_the_evidence_graph_for_the_hall_and_for_the_agent(
+        hall: Hall, connect: Connect) -> None:
+    from memhall.domains.belief import EvidenceKind
+    from memhall.governance import evidence
+
+    rumour = UUID(hall.write("maki", "company", draft(
+        layer="L2", kind="claim", text="the NAS is backed up nightly", addressees=("gemini",),
+        provenance={"source_kind": "hearsay", "source_agent_id": "codex"})).entry_id)
+    evidence.record(hall, "maki", "company", rumour, EvidenceKind.CONTRADICTS, text="no job")
+
+    async with connect("gemini") as client:
+        hall_view = structured(await client.call_tool("why", {"entry_id": str(rumour)}))
+        own = structured(await client.call_tool("why", {"entry_id": str(rumour), "mine": True}))
+
+    assert hall_view["belief"]["state"] == "doubtful"
+    assert {e["kind"] for e in hall_view["edges"]} == {"heard_from", "contradicts", "witnessed"}
+    assert (own["belief"]["state"], own["belief"]["confidence"]) == ("influencing", 58)
