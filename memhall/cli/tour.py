@@ -15,7 +15,9 @@ from memhall.cli.context import App, emit, json_option
 from memhall.domains.entry import draft
 from memhall.domains.errors import MemhallError
 from memhall.domains.values import Layer
-from memhall.governance import history, promotions, sessions
+from memhall.domains.belief import EvidenceKind
+from memhall.domains.belief.drawing import as_text
+from memhall.governance import beliefs, evidence, history, promotions, sessions
 from memhall.governance.hall import Hall
 from memhall.governance.store import Store
 from memhall.ledgers import markdown
@@ -85,7 +87,7 @@ def _hall(workdir: Path) -> Hall:
 @json_option
 @click.pass_obj
 def tour(app: App, workdir: Path | None) -> None:
-    """A guided scenario: wrap-up, handoff, history search, refusals, promotion."""
+    """A guided scenario: wrap-up, handoff, history search, refusals, promotion, beliefs."""
     _narration["err"] = app.json
     with tempfile.TemporaryDirectory(prefix="memhall-tour-") as scratch:
         folder = workdir or Path(scratch)
@@ -157,7 +159,26 @@ def _tour(hall: Hall) -> None:
     _refused("memhall --as gemini materialize --seat gemini --task ...   # no seat serves itself",
              lambda: materialize(hall, "gemini", "company", seat="gemini", task="anything"))
 
-    _step("9. Every event, allowed or refused, is in the domain's log")
+    _step("9. Beliefs move with evidence: a rumour is doubted, then corrected; `why` draws it")
+    rumour = UUID(_run('memhall --as maki write --layer L2 --kind claim "The old mailer sends the reminders" '
+                       "--source hearsay --source-agent codex --topic mail --to gemini",
+                       lambda: hall.write("maki", "company", draft(
+                           layer="L2", kind="claim", text="The old mailer sends the reminders",
+                           tags={"topics": ("mail",)}, addressees=("gemini",),
+                           provenance={"source_kind": "hearsay", "source_agent_id": "codex"}))).entry_id)
+    for text in ("the old mailer has no reminder job", "the new queue sends the reminders"):
+        revised = _run(f'memhall --as maki evidence ID --contradicts --text "{text}"',
+                       lambda: evidence.record(hall, "maki", "company", rumour,
+                                               EvidenceKind.CONTRADICTS, text=text))
+        _say(f"-> {revised.revision}: {revised.state} {revised.confidence}"
+             + "".join(f"; trust {t}" for t in revised.trust_changed))
+    _run("memhall --as claude why ID", lambda: None)
+    _say(as_text(beliefs.why_of(hall, "claude", "company", rumour)).rstrip())
+    held = beliefs.belief_of(hall, "claude", "company", rumour, holder="gemini").belief
+    _say(f"-> gemini, told the rumour but not the correction, still holds it: "
+         f"{held['state']} {held['confidence']}: {held['subject']}")
+
+    _step("10. Every event, allowed or refused, is in the domain's log")
     for event in history.log(hall, "maki", "company", limit=6):
         _say(render.event_line(event))
     _say("\nTour done. Next: `memhall init` in your project, then `memhall policy check`.")

@@ -381,11 +381,12 @@ def beliefs(hall: Hall, actor: str, domain: str, *, holder: str | None = None,
         if not whole:
             query = query.where(held_clause(stream, who, at=cut.position))
         wanted = topic.strip().lower() if topic else None
-        ids = [str(r.id) for r in conn.execute(query.order_by(x.c.created_position))
+        ids = [str(r.id) for r in conn.execute(query.order_by(x.c.created_position.desc()))
                if (r.claim_root_id in (None, r.id)) and (wanted is None or wanted in r.topics)]
+        ids = ids[:limit]  # newest first: a holder's beliefs are read from its newest claims
         trust = trust_table(conn, stream, cut)
         views = []
-        for fact in facts(conn, stream, ids):
+        for fact in reversed(facts(conn, stream, ids)):
             belief = (hall_belief(conn, stream, fact, cut, trust) if whole else
                       holder_belief(conn, stream, hall.gate, who, fact, cut, trust))
             if belief is not None:

@@ -48,13 +48,16 @@ class EvidenceResult(View):
     rescored: list[Rescored] = []
 
 
-def _rescored(conn: Connection, stream: DomainStream, source: str, skip: str, now: datetime,
+def _rescored(conn: Connection, stream: DomainStream, caught: SourceCorrected, now: datetime,
               before: Any, after: Any) -> list[Rescored]:
-    """The teller's other active hearsay whose hall confidence the new trust moves."""
+    """The teller's other active hearsay whose hall confidence the new trust moves: only
+    claims on a topic it was caught out on can move (with no topic, its general trust)."""
     x = stream.tables.entries
-    ids = [str(i) for i in conn.execute(select(x.c.id).where(
-        x.c.source_agent_id == source, x.c.source_kind == SourceKind.HEARSAY.value,
-        x.c.status == "active")).scalars()]
+    topics = set(caught.topics)
+    ids = [str(r.id) for r in conn.execute(select(x.c.id, x.c.topics).where(
+        x.c.source_agent_id == caught.source, x.c.source_kind == SourceKind.HEARSAY.value,
+        x.c.status == "active")) if not topics or topics & set(r.topics)]
+    skip = caught.claim_root
     moved = []
     cut = AsOf(now)
     for fact in facts(conn, stream, ids):
@@ -101,8 +104,8 @@ def weigh_in(hall: Hall, conn: Connection, stream: DomainStream, claim_of: str, 
     after_trust, trust_claims = corrections(stream, trust, caught, load=load, actor=actor,
                                             rule=rule)
     after = fold(fact.claim, (*fact.events, evidence), cut, after_trust.seen_by(HALL_VIEW))
-    rescored = (_rescored(conn, stream, hall_caught.source, fact.claim.claim_root, now, trust,
-                          after_trust) if hall_caught else [])
+    rescored = (_rescored(conn, stream, hall_caught, now, trust, after_trust)
+                if hall_caught else [])
     outcome = Outcome(revision=weighed.revision.value, state=after.state.value,
                       confidence=after.confidence, subject=after.subject,
                       interpretation=after.interpretation, contested=weighed.nominate_demotion)
