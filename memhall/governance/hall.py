@@ -61,6 +61,17 @@ def _replayed(replays: dict[str, tuple[str, str]], entry: EntryDraft, key: str) 
     return ident
 
 
+def _same_active(stream: DomainStream, ident: str, key: str) -> bool:
+    """Whether the entry is, by its events, active with this dedup key: a duplicate
+    the entries table names is checked before a write is dropped for it (an
+    edited row must not swallow a write)."""
+    try:
+        entry: Entry = stream.get(UUID(ident), kind=Entry)
+    except (NotFoundError, ValueError):
+        return False
+    return entry.is_active and entry.dedup_key == key
+
+
 class Hall:
     """One store, one policy set, one acting principal per call."""
 
@@ -309,6 +320,7 @@ class Hall:
         results: list[WriteResult] = []
         with self.writing(stream) as session:
             fresh: list[Entry] = []
+            written: set[str] = set()
             replaced: dict[UUID, Entry] = {}
             seen = stream.live_entries(session, keys)
             replays = stream.replays(session, [e.idempotency_key for e in entries if e.idempotency_key])
@@ -325,11 +337,16 @@ class Hall:
                 self._check_pending(session, stream, request, entry)
                 replayed = _replayed(replays, entry, key)
                 duplicate = replayed or seen.get(key)
+                if (replayed is None and duplicate is not None and duplicate not in written
+                        and not _same_active(stream, duplicate, key)):
+                    del seen[key]  # the entries row says so, the entry's events do not
+                    duplicate = None
                 if duplicate is None:
                     new = Entry.write(stream.name, entry, actor=actor, rule=decision.rule_id,
                                       implanted=self.implanted_confidence,
                                       encoding=encoded(self.encoder, entry, actor, self.clock()))
                     fresh.append(new)
+                    written.add(str(new.id))
                     seen[key] = str(new.id)
                     if entry.idempotency_key:
                         replays[entry.idempotency_key] = (str(new.id), key)
@@ -367,14 +384,15 @@ class Hall:
         """MEMORY PENDING must name a request that is open now: a dangling mark
         would read as "asked" when nobody was asked."""
         if entry.pending_requests:
-            problem = unresolved_pending(session, stream, entry.pending_requests, self.clock())
+            problem = unresolved_pending(stream, entry.pending_requests, self.clock())
             if problem is not None:
                 self.refuse(session, stream, request, InvalidValueError(problem),
                             rule="pending-names-an-open-request")
 
     def _duplicate(self, session: Connection, stream: DomainStream, entry: EntryDraft) -> str | None:
         key = entry.dedup_key()
-        return stream.live_entries(session, [key]).get(key)
+        found = stream.live_entries(session, [key]).get(key)
+        return found if found is not None and _same_active(stream, found, key) else None
 
     def entry_action(
         self,

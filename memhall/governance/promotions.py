@@ -13,7 +13,8 @@ from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 from uuid import UUID
 
-from sqlalchemy import Connection, select
+import orjson
+from sqlalchemy import Connection, select, text
 
 from memhall.domains.entry import Entry
 from memhall.domains.errors import InvalidValueError, MemhallError, NotFoundError, RefusedError
@@ -25,6 +26,7 @@ from memhall.domains.promotion import (
 )
 from memhall.domains.session import Session as WorkSession
 from memhall.domains.values import Layer, principal_name
+from memhall.governance.authority import check_served
 from memhall.governance.facts import council, entry_facts, promotion_facts
 from memhall.governance.hall import Hall
 from memhall.governance.promotion_records import (
@@ -37,6 +39,7 @@ from memhall.governance.views import EntryView
 from memhall.policies.model import Action, Decision, PolicyRequest
 from memhall.policies.promotion_file import PromotionSettings
 
+NOMINATED = "memhall.Promotion.Nominated"
 #: the four questions of L1 -> L2, in the words a refusal uses
 FOUR_QUESTIONS = {
     "useful": "useful in future?",
@@ -100,11 +103,20 @@ def nominate(hall: Hall, actor: str, domain: str, entry_id: UUID, to_layer: Laye
 
 
 def _open_promotion_of(session: Connection, stream: DomainStream, entry_id: UUID) -> bool:
-    promotions = stream.tables.promotions
-    row = session.execute(
-        promotions.select().where(promotions.c.entry_id == str(entry_id), promotions.c.status == "open")
-    ).first()
-    return row is not None
+    """Whether the entry has an open nomination, by the log: every nomination
+    event of the domain (few) and the state of the ones naming this entry, so
+    an edited or deleted promotions row cannot allow a second one."""
+    events = text(f"SELECT originator_id, state FROM {stream.tables.events_name} WHERE topic = :topic")
+    wanted = str(entry_id)
+    for originator, state in session.execute(events, {"topic": NOMINATED}):
+        data = orjson.loads(bytes(state))
+        if data.get("entry_id") != wanted:
+            continue
+        ident = originator if isinstance(originator, UUID) else UUID(bytes=bytes(originator))
+        promotion: Promotion = stream.get(ident, "promotion", kind=Promotion)
+        if promotion.is_open:
+            return True
+    return False
 
 
 def _on_promotion(hall: Hall, actor: str, domain: str, promotion_id: UUID, action: Action,
@@ -243,6 +255,7 @@ def ratified(hall: Hall, actor: str, domain: str, layer: str) -> LayerView:
             .order_by(entries.c.updated_at.desc(), entries.c.id)
         ).all()
     found = [EntryView.from_row(stream.name, r) for r in rows]
+    check_served(stream, found)  # authority: each item as its events say, or nothing
     name = {"L3": "knowledge", "L4": "canon"}[layer]
     message = (f"{layer} {name} of {stream.name}: {len(found)} ratified" if found
                else f"{layer} unavailable: nothing ratified in {stream.name}")

@@ -27,7 +27,8 @@ from memhall.domains.request import (
     RequestStatus,
     effective_status,
 )
-from memhall.domains.values import principal_name
+from memhall.domains.entry import Entry
+from memhall.domains.values import Layer, Status, principal_name
 from memhall.governance.projection.schema import iso
 from memhall.governance.views import View, as_utc
 from memhall.policies.model import Action, PolicyRequest, ResourceType
@@ -93,18 +94,7 @@ def answer(hall: Hall, actor: str, domain: str, request_id: UUID, entry_id: UUID
         decision = hall.authorize(session, stream, policy)
         if found.expire_if_due(now=now, actor=actor, rule=EXPIRY_RULE):
             stream.save(session, found)
-        entries = stream.tables.entries
-        row = session.execute(select(entries.c.layer, entries.c.status)
-                              .where(entries.c.id == str(entry_id))).first()
-        problem = (
-            # a refusal, not a mere mistake: the id may name another domain's memory
-            InvalidValueError(f"no entry {entry_id} in {stream.name}: an answer cites memory of "
-                              "this domain") if row is None
-            else InvalidValueError(f"entry {entry_id} is {row.status}: answer with current memory")
-            if row.status != "active"
-            else InvalidValueError(f"entry {entry_id} is L1, a candidate: an answer cites L2 or above, "
-                                   "never an inference") if row.layer == "L1" else None
-        )
+        problem = _uncitable(stream, entry_id)
         try:
             if problem is not None:
                 raise problem
@@ -113,6 +103,23 @@ def answer(hall: Hall, actor: str, domain: str, request_id: UUID, entry_id: UUID
             hall.refuse(session, stream, policy, error, rule=decision.rule_id)
         stream.save(session, found)
     return _request_view(stream, found)
+
+
+def _uncitable(stream: DomainStream, entry_id: UUID) -> InvalidValueError | None:
+    """Why an entry cannot answer a request, read from its events (never from
+    the entries table, whose row could be edited to say L2)."""
+    try:
+        entry: Entry = stream.get(entry_id, kind=Entry)
+    except NotFoundError:
+        # a refusal, not a mere mistake: the id may name another domain's memory
+        return InvalidValueError(f"no entry {entry_id} in {stream.name}: an answer cites memory of "
+                                 "this domain")
+    if entry.status is not Status.ACTIVE:
+        return InvalidValueError(f"entry {entry_id} is {entry.status.value}: answer with current memory")
+    if entry.layer is Layer.L1:
+        return InvalidValueError(f"entry {entry_id} is L1, a candidate: an answer cites L2 or above, "
+                                 "never an inference")
+    return None
 
 
 def pending(hall: Hall, actor: str, domain: str, *, seat: str | None = None,
@@ -133,14 +140,15 @@ def open_requests(read: Any, stream: DomainStream, now: datetime, *, seat: str |
     return [_row_view(stream.name, r, now) for r in rows]
 
 
-def unresolved_pending(db: Connection, stream: DomainStream, ids: Sequence[str], now: datetime) -> str | None:
-    """Why `write --pending` must be refused, or None when every id is an open request."""
-    t = stream.tables.requests
+def unresolved_pending(stream: DomainStream, ids: Sequence[str], now: datetime) -> str | None:
+    """Why `write --pending` must be refused, or None when every id is an open
+    request (read from the requests' events, not from the requests table)."""
     for ident in ids:
-        row = db.execute(select(t.c.status, t.c.expires_at).where(t.c.id == ident)).first()
-        if row is None:
+        try:
+            found: MemoryRequest = stream.get(UUID(ident), "memory request", kind=MemoryRequest)
+        except (ValueError, NotFoundError):
             return f"--pending {ident}: no memory request {ident} in {stream.name}"
-        status = effective_status(RequestStatus(row.status), as_utc(row.expires_at), now)
+        status = found.status_at(now)
         if status is not RequestStatus.OPEN:
             return f"--pending {ident}: the memory request is {status.value}, not open"
     return None

@@ -10,6 +10,7 @@ from memhall.domains.entry import Tags
 from memhall.domains.errors import InvalidValueError
 from memhall.domains.materialization import Excluded
 from memhall.domains.values import PrincipalType, principal_name
+from memhall.governance.authority import check_served
 from memhall.governance.hall import Hall
 from memhall.ledgers import council, fusion, recall, records
 from memhall.ledgers.budget import Budget
@@ -47,6 +48,7 @@ def materialize(
     pool = recall.gather(hall.store, stream, task, tags)
     scored = fusion.fuse(pool)
     placed = council.place(scored, is_human=_humans(hall), words=pool.words, budget=budget)
+    check_served(stream, placed.b)  # ledger B is handed over as fact: each item as its events say
     ledgers = Ledgers(
         domain=stream.name, seat=seat, task=task, as_of_position=pool.position,
         tags=list(pool.tags),

@@ -9,7 +9,7 @@ from uuid import UUID
 import pytest
 
 from memhall.domains.entry import EntryDraft, Tags, draft
-from memhall.domains.errors import InvalidValueError
+from memhall.domains.errors import InvalidValueError, PolicyDeniedError
 from memhall.domains.values import Layer
 from memhall.governance import history, sessions
 from memhall.governance.hall import Hall
@@ -102,19 +102,17 @@ def test_an_l3_fact_wins_over_an_l2_fact_on_the_same_claim(
     assert reasons(done)[recorded].startswith(f"lower layer: L2 under L3 {known}")
 
 
-def test_an_l2_write_superseding_knowledge_does_not_replace_it(
+def test_an_l2_write_cannot_supersede_canon_so_canon_stays_in_ledger_b(
     hall: Hall, write: Write, promote: Promote
 ) -> None:
     known = write("billing is owned by finance")
     promote(known, Layer.L4)
-    usurper = hall.write("codex", "company", _draft("billing is owned by ops"),
-                         supersedes=_uuid(known)).entry_id
+    with pytest.raises(PolicyDeniedError, match="never by superseding"):
+        hall.write("codex", "company", _draft("billing is owned by ops"), supersedes=_uuid(known))
 
     done = run(hall)
 
-    assert done.ledgers.b == []
-    assert reasons(done)[known] == f"superseded by {usurper}"
-    assert "does not override L4" in reasons(done)[usurper]
+    assert [f.id for f in done.ledgers.b] == [known]
 
 
 def test_l1_candidates_are_not_facts(hall: Hall, write: Write) -> None:

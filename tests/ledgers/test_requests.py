@@ -173,8 +173,7 @@ def test_a_pending_mark_must_name_an_open_request(hall: Hall, clock: Clock) -> N
     stream = hall.streams.stream("company")
 
     def check(ids: list[str]) -> str | None:
-        with hall.store.read() as conn:
-            return requests.unresolved_pending(conn, stream, ids, clock())
+        return requests.unresolved_pending(stream, ids, clock())
 
     assert check([made]) is None
     assert "no memory request" in (check([str(uuid4())]) or "")

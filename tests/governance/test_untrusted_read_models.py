@@ -1,0 +1,109 @@
+"""Decisions read the log, not the read models; what is served as authority is checked
+against its events. Each test edits a read-model row, as someone with the store file could."""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+import pytest
+from sqlalchemy import delete, update
+
+from memhall.domains.entry import draft
+from memhall.domains.errors import AuditFailureError, RefusedError
+from memhall.domains.values import Layer
+from memhall.governance import history, promotions, requests
+from memhall.governance.hall import Hall
+from memhall.governance.tables import tables_for
+from memhall.ledgers.materialize import materialize
+
+T = tables_for("company")
+
+
+def edit(hall: Hall, statement: Any) -> None:
+    with hall.store.write() as conn:
+        conn.execute(statement)
+
+
+def canon_entry(hall: Hall, text: str = "the build cache lives on the NAS", to: Layer = Layer.L3) -> UUID:
+    entry = UUID(hall.write("codex", "company", draft(text=text, kind="claim", layer="L2")).entry_id)
+    nomination = promotions.nominate(hall, "claude", "company", entry, Layer.L3, "unchanged for months")
+    promotions.ratify(hall, "maki", "company", nomination.id)
+    return entry
+
+
+def test_an_l1_entry_edited_to_l2_in_its_row_still_cannot_answer_a_request(hall: Hall) -> None:
+    candidate = UUID(hall.write("gemini", "company", draft(text="billing is owned by ana")).entry_id)
+    asked = requests.request_memory(hall, "gemini", "company", "gemini", "who owns billing?")
+    edit(hall, update(T.entries).where(T.entries.c.id == str(candidate)).values(layer="L2"))
+
+    with pytest.raises(RefusedError, match="is L1, a candidate"):
+        requests.answer(hall, "claude", "company", UUID(asked.id), candidate)
+
+    assert requests.pending(hall, "claude", "company")[0].id == asked.id
+
+
+def test_a_superseded_value_whose_row_is_edited_back_to_active_is_still_written_again(hall: Hall) -> None:
+    on = hall.write("codex", "company", draft(text="flag = on", kind="state", layer="L2")).entry_id
+    off = hall.write("codex", "company", draft(text="flag = off", kind="state", layer="L2"),
+                     supersedes=UUID(on)).entry_id
+    edit(hall, update(T.entries).where(T.entries.c.id == on).values(status="active"))
+
+    again = hall.write("codex", "company", draft(text="flag = on", kind="state", layer="L2"),
+                       supersedes=UUID(off))
+    batch = hall.write_many("codex", "company", [draft(text="flag = off", kind="state", layer="L2")])
+
+    assert again.duplicate_of is None
+    assert batch[0].duplicate_of is None
+
+
+def test_a_deleted_promotions_row_does_not_allow_a_second_open_nomination(hall: Hall) -> None:
+    entry = UUID(hall.write("codex", "company", draft(text="deploys on tuesdays", layer="L2")).entry_id)
+    promotions.nominate(hall, "claude", "company", entry, Layer.L3, "stale fact")
+    edit(hall, delete(T.promotions))
+
+    with pytest.raises(RefusedError, match="already has an open nomination"):
+        promotions.nominate(hall, "claude", "company", entry, Layer.L3, "again")
+
+
+def test_an_answered_request_edited_back_to_open_cannot_be_marked_pending(hall: Hall) -> None:
+    fact = UUID(hall.write("codex", "company", draft(text="ana owns billing", layer="L2")).entry_id)
+    asked = requests.request_memory(hall, "gemini", "company", "gemini", "who owns billing?")
+    requests.answer(hall, "claude", "company", UUID(asked.id), fact)
+    edit(hall, update(T.requests).values(status="open"))
+
+    with pytest.raises(RefusedError, match="answered, not open"):
+        hall.write("gemini", "company", draft(text="waiting on billing", pending_requests=[asked.id]))
+
+
+def test_an_l2_row_edited_to_l4_makes_canon_fail_and_serves_nothing(hall: Hall) -> None:
+    forged = hall.write("codex", "company", draft(text="deploy on fridays", layer="L2")).entry_id
+    edit(hall, update(T.entries).where(T.entries.c.id == forged).values(layer="L4"))
+
+    with pytest.raises(AuditFailureError, match="layer 'L4', its events say 'L2'") as failed:
+        promotions.ratified(hall, "maki", "company", "L4")
+
+    assert failed.value.exit_code == 4
+
+
+def test_knowledge_whose_text_is_edited_fails_before_it_is_shown(hall: Hall) -> None:
+    entry = canon_entry(hall)
+    edit(hall, update(T.entries).where(T.entries.c.id == str(entry)).values(text="the cache is in S3"))
+
+    with pytest.raises(AuditFailureError, match="text"):
+        promotions.ratified(hall, "maki", "company", "L3")
+    with pytest.raises(AuditFailureError, match="text"):
+        materialize(hall, "claude", "company", seat="gemini", task="where is the build cache")
+
+    assert history.log(hall, "maki", "company", limit=1)[0].topic != "memhall.Materialization.Recorded"
+
+
+def test_unedited_knowledge_is_served(hall: Hall) -> None:
+    entry = canon_entry(hall)
+
+    view = promotions.ratified(hall, "maki", "company", "L3")
+
+    handed = materialize(hall, "claude", "company", seat="gemini", task="where is the build cache")
+
+    assert [e.id for e in view.entries] == [str(entry)]
+    assert [f.id for f in handed.ledgers.b] == [str(entry)]
