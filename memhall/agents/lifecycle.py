@@ -25,7 +25,7 @@ from memhall.governance.agent_sessions import KeyedSession
 from memhall.governance.hall import Hall
 
 #: a wrap-up stays short; a longer summary is stored whole and pointed to
-SUMMARY_CHARS = 1000
+SUMMARY_CHARS = sessions.SUMMARY_CHARS
 WRAP_UP_DIR = ".memhall"
 
 

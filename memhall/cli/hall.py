@@ -22,13 +22,17 @@ pass_app = click.make_pass_decorator(App, ensure=True)
 
 
 @click.command()
-@limit_option(sessions.HANDOFF_LATEST, 100, "How many latest state / wrap-up / handoff entries.")
+@limit_option(sessions.HANDOFF_LATEST, 100, "How many threads to show (their latest state each).")
 @click.option("--no-session", is_flag=True, help="Only read; do not open a session.")
+@click.option("--session", "session_id", envvar="MEMHALL_SESSION", hidden=True)
 @json_option
 @pass_app
-def handoff(app: App, limit: int, no_session: bool) -> None:
-    """Session start: the domain's latest state by time, then open loops."""
-    view = sessions.handoff(app.hall, app.actor, app.domain, open_session=not no_session, limit=limit)
+def handoff(app: App, limit: int, no_session: bool, session_id: str | None) -> None:
+    """Session start: the latest state of each open thread, newest first, then
+    L1 candidates and open loops. Opens a session, or continues yours if you
+    opened one in the last 30 minutes (or MEMHALL_SESSION names it)."""
+    view = sessions.handoff(app.hall, app.actor, app.domain, open_session=not no_session, limit=limit,
+                            session_id=session_id)
     emit(app, view, lambda: render.handoff(view))
 
 
@@ -38,26 +42,43 @@ def handoff(app: App, limit: int, no_session: bool) -> None:
 @click.option("--pointer", "-p", "pointers", multiple=True, help="An entry id this state points to.")
 @click.option("--closes", multiple=True, type=ID, help="An open loop this session closes.")
 @click.option("--open", "opens", multiple=True, help="Text of an open loop this session leaves.")
+@click.option("--thread", help="The thread this wraps up (default: your own, @NAME).")
+@click.option("--max-chars", type=click.IntRange(1, 100_000),
+              help=f"Longest summary accepted (default: wrap_up_chars in .memhall/config.toml, "
+                   f"else {sessions.SUMMARY_CHARS}).")
 @click.option("--checkpoint", is_flag=True, help="Also write an audit checkpoint.")
 @click.option("--idempotency-key", help="Retrying with the same key returns the first wrap-up.")
 @json_option
 @pass_app
 def wrap_up(app: App, summary: str | None, session_id: str | None, pointers: tuple[str, ...],
-            closes: tuple[str, ...], opens: tuple[str, ...], checkpoint: bool,
-            idempotency_key: str | None) -> None:
-    """Session end: a short summary plus pointers, loops opened and closed."""
+            closes: tuple[str, ...], opens: tuple[str, ...], thread: str | None, max_chars: int | None,
+            checkpoint: bool, idempotency_key: str | None) -> None:
+    """Session end: a short summary plus pointers, loops opened and closed.
+
+    It supersedes the previous wrap-up of its thread, and says which of the
+    thread's open loops it does not mention and which pointers name closed or
+    unknown entries (the drift between state and open loops)."""
     text = summary if summary is not None else stdin_text()
+    limit = max_chars or app.defaults.wrap_up_chars or sessions.SUMMARY_CHARS
     result = sessions.wrap_up(app.hall, app.actor, app.domain, text,
                               session_id=session_of(app, session_id, open_only=True),
                               pointers=[_pointer(app, p) for p in pointers],
                               closes=[app.resolve(IdKind.ENTRY, c) for c in closes], opens=opens,
-                              idempotency_key=idempotency_key)
+                              idempotency_key=idempotency_key, thread=thread, max_chars=limit)
+    for loop in result.unmentioned_loops:
+        note(f"drift: open loop {loop} of thread {result.thread} is not mentioned "
+             "(point to it with --pointer, or close it with --closes)")
+    for pointer in result.closed_pointers:
+        note(f"drift: pointer {pointer} names an entry that is no longer active")
+    for pointer in result.unknown_pointers:
+        note(f"drift: pointer {pointer} names no entry of {result.domain}")
     if checkpoint:
         from memhall.cli.audit import write_checkpoint
 
         write_checkpoint(app, None)
     emit(app, result, lambda: (
-        f"wrapped up session {result.session_id}: [L2] wrap-up {result.entry_id}"
+        f"wrapped up session {result.session_id}: [L2] wrap-up {result.entry_id} in {result.thread}"
+        + "".join(f"\n  superseded wrap-up {i}" for i in result.superseded)
         + "".join(f"\n  opened loop {i}" for i in result.opened_loops)
         + "".join(f"\n  closed loop {i}" for i in result.closed_loops)
     ))
@@ -240,3 +261,35 @@ def close(app: App, loop_id: str, note_: str) -> None:
     entry = app.hall.close_loop(app.actor, app.domain, app.resolve(IdKind.ENTRY, loop_id), note_)
     emit(app, {"entry_id": str(entry.id), "status": entry.status.value},
          lambda: f"closed open loop {entry.id}")
+
+
+@click.command()
+@click.option("--topic", help="One topic (its thread); default: every topic.")
+@limit_option(sessions.STATE_LIMIT, 10_000, "How many topics, most recently changed first.")
+@json_option
+@pass_app
+def state(app: App, topic: str | None, limit: int) -> None:
+    """The current value of each topic: its thread's latest L2+ state entry.
+
+    A topic's thread holds the entries tagged with it first (or written with
+    --thread); a newer L1 candidate is shown beside the value, never as it."""
+    view = sessions.current_state(app.hall, app.actor, app.domain, topic=topic, limit=limit)
+
+    def plain() -> str:
+        if not view.values:
+            return f"(no state{' for ' + topic if topic else ''} in {view.domain})"
+        lines = []
+        for value in view.values:
+            e = value.entry
+            lines.append(f"{value.topic}: [{e.layer}] {e.text}  ({e.kind} {e.id} by {e.author}, "
+                         f"{e.created_at:%Y-%m-%d %H:%M})")
+            if value.candidate is not None:
+                c = value.candidate
+                lines.append(f"  candidate: [{c.layer}] {c.text}  ({c.id} by {c.author})")
+        return "\n".join(lines)
+
+    listing(app, view, plain, ("topic", "layer", "value", "by", "at", "id", "candidate"),
+            lambda: ((v.topic, v.entry.layer, v.entry.text, v.entry.author, f"{v.entry.created_at:%Y-%m-%d %H:%M}",
+                      v.entry.id, f"[L1] {v.candidate.text} ({v.candidate.id})" if v.candidate else "")
+                     for v in view.values),
+            empty=f"(no state in {view.domain})")

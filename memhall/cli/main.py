@@ -200,6 +200,7 @@ COMMANDS = {
     "wrap-up": "memhall.cli.hall:wrap_up",
     "write": "memhall.cli.hall:write",
     "show": "memhall.cli.hall:show",
+    "state": "memhall.cli.hall:state",
     "search": "memhall.cli.hall:search",
     "log": "memhall.cli.hall:log",
     "retire": "memhall.cli.hall:retire",

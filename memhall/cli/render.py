@@ -34,7 +34,8 @@ def handoff(view: HandoffView) -> str:
     now = view.as_of
     lines = [f"# Handoff: {view.domain}", ""]
     if view.session_id:
-        lines += [f"session {view.session_id} opened "
+        opened = "continued (your open session)" if view.session_reused else "opened"
+        lines += [f"session {view.session_id} {opened} "
                   f"(export MEMHALL_SESSION={view.session_id} so wrap-up closes it)", ""]
     if view.empty:
         lines.append(
@@ -42,8 +43,11 @@ def handoff(view: HandoffView) -> str:
             "no open loops. Start fresh."
         )
         return "\n".join(lines)
-    lines.append("## Latest state (newest first, by time, never by similarity)")
-    lines += [entry_line(e, now) + _pointers(e) for e in view.latest] or ["(none)"]
+    lines.append("## Latest state of each open thread (newest first, by time, never by similarity)")
+    lines += [_threaded(e, now) + _pointers(e) for e in view.latest] or ["(none)"]
+    if view.candidates:
+        lines += ["", "## L1 candidates (proposed, not the state)"]
+        lines += [_threaded(e, now) for e in view.candidates]
     lines += ["", "## Open loops"]
     lines += [entry_line(e, now) for e in view.open_loops] or ["(none)"]
     if view.pending_nominations:
@@ -56,6 +60,10 @@ def handoff(view: HandoffView) -> str:
         lines += ["", "## Incubating (unresolved contradictions and open questions)"]
         lines += [f"- {i.get('summary', i)}" for i in view.incubation]
     return "\n".join(lines)
+
+
+def _threaded(entry: EntryView, now: datetime) -> str:
+    return f"{entry_line(entry, now)}\n    thread: {entry.thread}"
 
 
 def _pointers(entry: EntryView) -> str:

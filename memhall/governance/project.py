@@ -22,7 +22,9 @@ GITIGNORE = """\
 *
 """
 #: keys config.toml may set, and the option each one stands in for
-CONFIG_KEYS = {"as": "--as", "domain": "--domain"}
+CONFIG_KEYS = {"as": "--as", "domain": "--domain", "wrap_up_chars": "wrap-up --max-chars"}
+#: keys whose value is a whole number
+NUMBER_KEYS = ("wrap_up_chars",)
 
 
 def find_project(cwd: Path | None = None) -> Path | None:
@@ -41,6 +43,8 @@ class Defaults:
 
     actor: str | None = None
     domain: str | None = None
+    #: the longest wrap-up summary accepted (default: sessions.SUMMARY_CHARS)
+    wrap_up_chars: int | None = None
     source: Path | None = None
 
 
@@ -63,6 +67,10 @@ def load_defaults(cwd: Path | None = None) -> Defaults:
         raise InvalidValueError(
             f"{path}: unknown key {unknown[0]!r} (known: {', '.join(CONFIG_KEYS)})")
     for key, value in data.items():
-        if not isinstance(value, str):
+        if key in NUMBER_KEYS:
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise InvalidValueError(f"{path}: {key} must be a whole number, like {key} = 1000")
+        elif not isinstance(value, str):
             raise InvalidValueError(f"{path}: {key} must be a string, like {key} = \"name\"")
-    return Defaults(actor=data.get("as"), domain=data.get("domain"), source=path)
+    return Defaults(actor=data.get("as"), domain=data.get("domain"),
+                    wrap_up_chars=data.get("wrap_up_chars"), source=path)

@@ -1,13 +1,15 @@
 """Session start and end: handoff reads the latest state, wrap-up records it.
 
-Handoff never ranks by similarity: it takes the newest `state` / `wrap-up` /
-`handoff` entries of the domain by time (an index on kind, status and time,
-so its cost does not grow with the domain), then the open loops.
+Handoff never ranks by similarity: it takes the latest `state` / `wrap-up` /
+`handoff` entry of each open thread by time (`memhall.governance.threads`: an
+index seek per thread, so its cost does not grow with the domain), the L1
+candidates apart from them, then the open loops.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
@@ -17,64 +19,88 @@ from memhall.domains.entry import Entry, draft
 from memhall.domains.errors import InvalidValueError, MemhallError, NotFoundError
 from memhall.domains.session import Session as WorkSession
 from memhall.domains.values import HANDOFF_KINDS, Kind, Layer, principal_name
-from memhall.governance import incubation, promotion_records, requests
+from memhall.domains.moments import iso
+from memhall.governance import incubation, promotion_records, requests, threads
 from memhall.governance.hall import Hall
+from memhall.governance.store import raw
 from memhall.governance.streams import DomainStream
-from memhall.governance.views import EntryView, HandoffView, WrapUpResult
+from memhall.governance.views import EntryView, HandoffView, StateView, TopicValue, WrapUpResult
 from memhall.policies.model import Action, PolicyRequest, ResourceType
 
-HANDOFF_LATEST = 5
+HANDOFF_LATEST = 10
+#: a wrap-up summary stays short; longer text goes into entries it points to
+SUMMARY_CHARS = 1000
 HANDOFF_LOOPS = 20
+STATE_LIMIT = 100
+#: a handoff within this time of the actor's last one continues that session
+SESSION_REUSE = timedelta(minutes=30)
 
 #: extra sections other modules add to a handoff (pending nominations, requests)
 HandoffSection = Callable[[Connection, DomainStream], dict[str, list[dict[str, Any]]]]
 handoff_sections: list[HandoffSection] = [promotion_records.pending_section, incubation.section]
 
 
+def _reader(conn: Connection, stream: DomainStream) -> threads.Reader:
+    return threads.Reader(raw(conn), stream.tables.prefix, conn.dialect.name)
+
+
 def latest_state(conn: Connection, stream: DomainStream, limit: int = HANDOFF_LATEST) -> list[EntryView]:
-    entries = stream.tables.entries
-    rows = conn.execute(
-        select(entries)
-        .where(entries.c.kind.in_([k.value for k in HANDOFF_KINDS]), entries.c.status == "active")
-        .order_by(entries.c.created_at.desc(), entries.c.created_position.desc())
-        .limit(limit)
-    )
-    return [EntryView.from_row(stream.name, r) for r in rows]
+    """The latest L2+ state of each open thread, newest first."""
+    return [EntryView.of(stream.name, r) for r in threads.latest(_reader(conn, stream), limit=limit)]
 
 
 def open_loops(conn: Connection, stream: DomainStream, limit: int = HANDOFF_LOOPS) -> list[EntryView]:
-    entries = stream.tables.entries
-    rows = conn.execute(
-        select(entries)
-        .where(entries.c.kind == Kind.OPEN_LOOP.value, entries.c.status == "active")
-        .order_by(entries.c.created_at.desc(), entries.c.created_position.desc())
-        .limit(limit)
-    )
-    return [EntryView.from_row(stream.name, r) for r in rows]
+    return [EntryView.of(stream.name, r) for r in threads.open_loops(_reader(conn, stream), limit=limit)]
+
+
+def reusable_session(conn: Connection, stream: DomainStream, actor: str, now: datetime,
+                     named: str | None = None) -> str | None:
+    """The actor's open session a handoff continues instead of opening another: the one
+    named (MEMHALL_SESSION) if it is the actor's and open, else its newest open session
+    if opened within SESSION_REUSE (a second handoff in a row opens nothing)."""
+    t = stream.tables.sessions
+    query = select(t.c.id, t.c.opened_at).where(t.c.principal == actor, t.c.closed.is_(False))
+    if named:
+        row = conn.execute(query.where(t.c.id == named)).first()
+        if row is not None:
+            return str(row.id)
+    row = conn.execute(query.where(t.c.opened_at >= iso(now - SESSION_REUSE))
+                       .order_by(t.c.position.desc()).limit(1)).first()
+    return str(row.id) if row is not None else None
 
 
 def handoff(hall: Hall, actor: str, domain: str, *, open_session: bool = True,
-            limit: int = HANDOFF_LATEST) -> HandoffView:
-    """Session start: where the domain was left, newest first; opens a session."""
+            limit: int = HANDOFF_LATEST, session_id: str | None = None) -> HandoffView:
+    """Session start: the latest state of each open thread, newest first, then L1
+    candidates and open loops; opens a session, or continues the actor's open one."""
     actor = principal_name(actor)
     stream, decision = hall.ask(actor, Action.HANDOFF, domain)
-    session_id: str | None = None
-    if open_session:
-        with hall.writing(stream) as session:
-            session_id = str(hall.open_session(session, stream, actor, decision.rule_id).id)
+    now = hall.clock()
     with hall.store.read() as conn:
+        reader = _reader(conn, stream)
         extra: dict[str, list[dict[str, Any]]] = {}
         for section in handoff_sections:
             extra.update(section(conn, stream))
-        extra.update(requests.open_requests_section(conn, stream, hall.clock()))
-        return HandoffView(
-            domain=stream.name,
-            as_of=hall.clock(),
-            session_id=session_id,
-            latest=latest_state(conn, stream, limit),
-            open_loops=open_loops(conn, stream),
+        extra.update(requests.open_requests_section(conn, stream, now))
+        view = HandoffView.model_validate({
+            "domain": stream.name, "as_of": now,
+            "latest": [EntryView.of(stream.name, r) for r in threads.latest(reader, limit=limit)],
+            "candidates": [EntryView.of(stream.name, r) for r in threads.candidates(reader, limit=limit)],
+            "open_loops": [EntryView.of(stream.name, r)
+                           for r in threads.open_loops(reader, limit=HANDOFF_LOOPS)],
             **extra,
-        )
+        })
+    if not open_session:
+        return view
+    handed = tuple(dict.fromkeys(e.id for e in (*view.latest, *view.candidates, *view.open_loops)))
+    with hall.writing(stream) as session:
+        opened = reusable_session(session, stream, actor, now, session_id)
+        reused = opened is not None
+        if opened is None:
+            work = WorkSession.open(stream.name, actor, actor=actor, rule=decision.rule_id, handed=handed)
+            stream.save(session, work)
+            opened = str(work.id)
+    return view.model_copy(update={"session_id": opened, "session_reused": reused})
 
 
 def wrap_up(
@@ -88,9 +114,13 @@ def wrap_up(
     closes: Sequence[UUID] = (),
     opens: Sequence[str] = (),
     idempotency_key: str | None = None,
+    thread: str | None = None,
+    max_chars: int = SUMMARY_CHARS,
 ) -> WrapUpResult:
-    """Session end: an L2 wrap-up (short summary + pointers), loops opened and
-    closed, the session wrapped up and closed, all in one transaction."""
+    """Session end: an L2 wrap-up (short summary + pointers) that supersedes the
+    previous wrap-up of its thread, loops opened and closed, the session wrapped
+    up and closed, all in one transaction. It says which of the thread's open
+    loops it does not mention and which pointers name closed or unknown entries."""
     actor = principal_name(actor)
     if not summary.strip():
         raise InvalidValueError("a wrap-up needs a summary (--summary or stdin)")
@@ -106,13 +136,19 @@ def wrap_up(
             earlier = _replayed_wrap_up(session, stream, summary, idempotency_key)
             if earlier is not None:
                 return earlier
+        if len(summary.strip()) > max_chars:
+            hall.refuse(session, stream, request, InvalidValueError(
+                f"the summary is {len(summary.strip())} characters, over the {max_chars} a wrap-up keeps: "
+                "write the detail as entries (memhall write …) and point to them with --pointer ID"
+            ), rule="wrap-up-stays-short")
         if session_id:
             work: WorkSession = _session(stream, session_id)
         else:
             work = WorkSession.open(stream.name, actor, actor=actor, rule=rule)
+        name = thread or f"@{actor}"
         loops = [
             Entry.write(stream.name, draft(layer="L2", kind="open-loop", text=text,
-                                           session_id=str(work.id)),
+                                           session_id=str(work.id), thread=name),
                         actor=actor, rule=rule, implanted=hall.implanted_confidence)
             for text in opens
         ]
@@ -121,26 +157,67 @@ def wrap_up(
         ))
         summary_entry = Entry.write(
             stream.name,
-            draft(layer="L2", kind="wrap-up", text=summary.strip(),
+            draft(layer="L2", kind="wrap-up", text=summary.strip(), thread=name,
                   session_id=str(work.id), pointers=all_pointers, idempotency_key=idempotency_key),
             actor=actor, rule=rule, implanted=hall.implanted_confidence,
         )
+        drift = _drift(session, stream, name, pointers, closes)
+        previous = _previous_wrap_ups(session, stream, name)
         closed: list[Entry] = []
+        superseded: list[Entry] = []
         try:
             for loop_id in closes:
                 loop: Entry = stream.get(loop_id, kind=Entry)
                 loop.close_loop(summary_entry.id, f"closed by the wrap-up of session {work.id}",
                                 actor=actor, rule=rule)
                 closed.append(loop)
+            for earlier_id in previous:
+                earlier_entry: Entry = stream.get(UUID(earlier_id), kind=Entry)
+                earlier_entry.supersede(summary_entry.id, actor=actor, rule=rule)
+                superseded.append(earlier_entry)
             work.wrap_up(summary_entry.id, actor=actor, rule=rule)
         except MemhallError as error:
             hall.refuse(session, stream, request, error, rule=rule)
-        stream.save(session, work, *loops, *closed, summary_entry)
+        stream.save(session, work, *loops, *closed, *superseded, summary_entry)
     return WrapUpResult(
-        entry_id=str(summary_entry.id), session_id=str(work.id), domain=stream.name,
+        entry_id=str(summary_entry.id), session_id=str(work.id), domain=stream.name, thread=name,
         closed_loops=[str(c.id) for c in closed], opened_loops=[str(l.id) for l in loops],
-        pointers=list(all_pointers),
+        pointers=list(all_pointers), superseded=[str(e.id) for e in superseded],
+        unmentioned_loops=drift["unmentioned_loops"], closed_pointers=drift["closed_pointers"],
+        unknown_pointers=drift["unknown_pointers"],
     )
+
+
+def _previous_wrap_ups(session: Connection, stream: DomainStream, thread: str) -> list[str]:
+    """The thread's active L2 wrap-ups (normally one): the new one supersedes them.
+    L1 drafts stay for their own session to supersede; L3/L4 are not the writer's to replace."""
+    e = stream.tables.entries
+    return [str(r[0]) for r in session.execute(
+        select(e.c.id).where(e.c.thread == thread, e.c.status == "active",
+                             e.c.kind == Kind.WRAP_UP.value, e.c.layer == Layer.L2.value))]
+
+
+def _drift(session: Connection, stream: DomainStream, thread: str, pointers: Sequence[str],
+           closes: Sequence[UUID]) -> dict[str, list[str]]:
+    """Double-write drift between the wrap-up and the thread's open loops (seed 002): the
+    loops it does not mention, and the pointers that name closed or unknown entries."""
+    reader = _reader(session, stream)
+    mentioned = {*pointers, *(str(c) for c in closes)}
+    loops = threads.open_loops(reader, limit=1000, thread=thread)
+    named = reader.entries([p for p in dict.fromkeys(pointers) if _is_uuid(p)])
+    return {
+        "unmentioned_loops": [r["id"] for r in loops if r["id"] not in mentioned],
+        "closed_pointers": [p for p in dict.fromkeys(pointers) if p in named and named[p]["status"] != "active"],
+        "unknown_pointers": [p for p in dict.fromkeys(pointers) if p not in named],
+    }
+
+
+def _is_uuid(text: str) -> bool:
+    try:
+        UUID(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _replayed_wrap_up(session: Any, stream: DomainStream, summary: str, key: str) -> WrapUpResult | None:
@@ -173,3 +250,24 @@ def _session(stream: DomainStream, session_id: str) -> WorkSession:
     except NotFoundError:
         raise NotFoundError("session", session_id) from None
     return found
+
+
+def current_state(hall: Hall, actor: str, domain: str, *, topic: str | None = None,
+                  limit: int = STATE_LIMIT) -> StateView:
+    """The current value of each topic (thread): its latest L2+ state, and a newer L1
+    candidate beside it when there is one; of one topic when given."""
+    actor = principal_name(actor)
+    stream, _ = hall.ask(actor, Action.READ, domain)
+    # topics are stored lowercase; a --thread name as given
+    wanted = None if topic is None else list(dict.fromkeys([topic, topic.strip().lower()]))
+    with hall.store.read() as conn:
+        reader = _reader(conn, stream)
+        values = threads.latest(reader, limit=limit, threads=wanted)
+        proposed = threads.candidates(reader, limit=limit, threads=[r["thread"] for r in values])
+    newer = {r["thread"]: r for r in proposed}
+    return StateView(domain=stream.name, topic=topic, values=[
+        TopicValue(topic=r["thread"], entry=EntryView.of(stream.name, r),
+                   candidate=EntryView.of(stream.name, newer[r["thread"]])
+                   if r["thread"] in newer and newer[r["thread"]]["created_position"] > r["created_position"]
+                   else None)
+        for r in values])

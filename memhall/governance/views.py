@@ -50,6 +50,15 @@ class EntryView(View):
             data[key] = as_utc(data[key])
         return cls(domain=domain, **data)
 
+    @classmethod
+    def of(cls, domain: str, row: dict[str, Any]) -> EntryView:
+        """From a read-model row as `projection.schema.from_sql` decodes it."""
+        data = {k: v for k, v in row.items() if k not in _HIDDEN}
+        return cls(domain=domain, **data)
+
+
+_HIDDEN = ("dedup_key", "idempotency_key", "created_position")
+
 
 class EventView(View):
     position: int
@@ -82,9 +91,18 @@ class WrapUpResult(View):
     entry_id: str
     session_id: str
     domain: str
+    thread: str = ""
     closed_loops: list[str] = []
     opened_loops: list[str] = []
     pointers: list[str] = []
+    #: the thread's previous wrap-up(s), superseded by this one
+    superseded: list[str] = []
+    #: drift (seed 002): the thread's open loops this wrap-up neither points to nor closes
+    unmentioned_loops: list[str] = []
+    #: pointers naming entries that are no longer active (closed, superseded, retired)
+    closed_pointers: list[str] = []
+    #: pointers naming no entry of the domain
+    unknown_pointers: list[str] = []
     replayed: bool = False
 
 
@@ -92,7 +110,12 @@ class HandoffView(View):
     domain: str
     as_of: datetime
     session_id: str | None = None
+    #: True when the handoff continued the actor's open session instead of opening one
+    session_reused: bool = False
+    #: the latest L2+ state of each open thread, newest first
     latest: list[EntryView] = []
+    #: the newest L1 state of each thread: candidates, never the state
+    candidates: list[EntryView] = []
     open_loops: list[EntryView] = []
     pending_nominations: list[dict[str, Any]] = []
     open_requests: list[dict[str, Any]] = []
@@ -101,8 +124,23 @@ class HandoffView(View):
 
     @property
     def empty(self) -> bool:
-        return not (self.latest or self.open_loops or self.pending_nominations or self.open_requests
+        return not (self.latest or self.candidates or self.open_loops or self.pending_nominations or self.open_requests
                     or self.incubation)
+
+
+class TopicValue(View):
+    #: the topic, which is the thread its entries continue
+    topic: str
+    #: the current value: the thread's latest L2+ state
+    entry: EntryView
+    #: a newer L1 state of the thread: proposed, not the value
+    candidate: EntryView | None = None
+
+
+class StateView(View):
+    domain: str
+    topic: str | None = None
+    values: list[TopicValue] = []
 
 
 class SearchView(View):

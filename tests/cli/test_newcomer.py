@@ -126,4 +126,4 @@ def test_an_unknown_key_in_config_toml_is_named(
     done = invoke(policies, ["write", "x"])
 
     assert done.exit_code == 1
-    assert "unknown key 'agent' (known: as, domain)" in done.stderr
+    assert "unknown key 'agent' (known: as, domain, wrap_up_chars)" in done.stderr

@@ -107,7 +107,8 @@ def test_handoff_returns_the_latest_state_not_the_most_similar_lesson(hall: Hall
 
     view = sessions.handoff(hall, "codex", "company")
 
-    assert [e.id for e in view.latest] == [new.entry_id, old.entry_id]
+    assert [e.id for e in view.latest] == [new.entry_id]
+    assert new.superseded == [old.entry_id]
     assert all(e.kind != "lesson" for e in view.latest)
     found = history.search(hall, "codex", "company", "where we left off billing migration")
     assert found.results[0].kind == "lesson"

@@ -56,12 +56,18 @@ def test_a_seat_answer_becomes_canon_only_through_the_owner(tmp_path: Path) -> N
     assert story.layer(answer) == "L3"
 
     canon = str(story.ok("claude", "nominate", answer, "--to", "L4", "--reason", "binding")["promotion_id"])
-    sessions = [str(story.ok("codex", "handoff")["session_id"]) for _ in range(3)]
-    story.ok("codex", "remind", canon, session=sessions[0])
-    story.ok("codex", "remind", canon, session=sessions[1])
+
+    def session_that_reminds(day: int) -> None:
+        # a session per day: handoff, remind, wrap-up (a second handoff in a row would continue it)
+        session = str(story.ok("codex", "handoff")["session_id"])
+        story.ok("codex", "remind", canon, session=session)
+        story.ok("codex", "wrap-up", "--summary", f"day {day} done", session=session)
+
+    session_that_reminds(0)
+    session_that_reminds(1)
     assert "2 of 3 reminders" in story.refused("maki", "ratify", canon)
     assert "chair" in story.refused("claude", "ratify", canon)
-    story.ok("codex", "remind", canon, session=sessions[2])
+    session_that_reminds(2)
     assert "no dissent recorded" in story.refused("maki", "ratify", canon)
     story.ok("gemini", "dissent", canon, "--position", "agree", "--reason", "matches")
     story.ok("codex", "dissent", canon, "--position", "abstain", "--reason", "no view")

@@ -13,6 +13,7 @@ from memhall.governance.projection import (  # noqa: F401 (each registers its ha
     promotions,
     requests,
     sessions,
+    threads,
 )
 from memhall.governance.projection.ops import ops_for
 

@@ -64,6 +64,9 @@ class Projector:
         if row is None:
             row = self.backend.fetch(op.table, op.key)
             if row is None:
+                if op.default is not None:  # an upsert's first row
+                    self._rows[key] = dict(op.default)
+                    self._new[key] = None
                 return  # like an UPDATE of a missing row: nothing to change
             row.update(self._partial.pop(key, {}))
             self._rows[key] = row

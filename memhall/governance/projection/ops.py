@@ -34,11 +34,13 @@ class Update:
 
 @dataclass(frozen=True)
 class Merge:
-    """Change one row as a function of its current values (read-modify-write)."""
+    """Change one row as a function of its current values (read-modify-write);
+    a missing row is left missing, or inserted as `default` when one is given."""
 
     table: str
     key: str
     change: Callable[[dict[str, Any]], dict[str, Any]]
+    default: dict[str, Any] | None = None
 
 
 Op = Union[Insert, Update, Merge]

@@ -69,7 +69,8 @@ ENTRIES = TableSpec("entries", "id", (
     _req("position", POSITION),
 ), (
     ("entries_kind_time", ("kind", "status", "created_at", "created_position"), False),
-    ("entries_thread", ("thread", "status", "created_position"), False),
+    # a thread's latest state and candidate: one seek per (kind, layer) at handoff
+    ("entries_thread", ("thread", "status", "kind", "layer", "created_position"), False),
     ("entries_layer", ("layer", "status"), False),
     ("entries_dedup", ("dedup_key",), False),
     ("entries_root", ("claim_root_id",), False),
@@ -166,9 +167,17 @@ EVIDENCE = TableSpec("evidence", "id", (
     ("evidence_actor", ("actor", "position"), False),
 ))
 
+#: the threads entries continue (`--thread`, else the first topic, else `@author`): one row
+#: each, newest write last, so a handoff finds the open threads without scanning entries
+THREADS = TableSpec("threads", "thread", (
+    _req("thread"), _req("entries", INT), _req("last_entry"), _req("last_at", TIME),
+    _req("position", POSITION),
+), (("threads_position", ("position",), False),))
+
 #: every read model `rebuild` may drop and replay, and `audit verify` recomputes
 READ_MODELS: tuple[TableSpec, ...] = (ENTRIES, SESSIONS, PROMOTIONS, REQUESTS, MATERIALIZATIONS, AUDIT,
-                                      EXPOSURE, ENCODINGS, NUDGES, LIVED, OPINIONS, EVIDENCE)
+                                      EXPOSURE, ENCODINGS, NUDGES, LIVED, OPINIONS, EVIDENCE,
+                                      THREADS)
 BY_SUFFIX = {spec.suffix: spec for spec in (*READ_MODELS, SEARCH)}
 
 

@@ -1,0 +1,114 @@
+"""The latest state of each thread, read with plain SQL on a DBAPI connection.
+
+An entry's thread is `--thread` if given, else its first topic, else its
+author's own (`@author`); the `threads` read model lists them, newest write
+first. A thread's latest state is its newest active `state` / `wrap-up` /
+`handoff` entry at L2 or above (one index seek per kind and layer); its
+candidate is the newest such entry at L1, listed apart: a seat's L1 state is
+never the latest state. A thread with no active state is not open and is not
+listed.
+
+Stdlib only (plus orjson): the same reads serve `memhall handoff` and
+`memhall state` on the main path and the fast path, on sqlite3 and psycopg.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from memhall.governance.projection.schema import ENTRIES, from_sql
+
+STATE_KINDS = ("state", "wrap-up", "handoff")
+STATE_LAYERS = ("L2", "L3", "L4")
+CANDIDATE_LAYERS = ("L1",)
+#: threads read per page while looking for open ones
+_PAGE = 200
+
+Row = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Reader:
+    """One domain's read models on a DBAPI connection (qmark for sqlite3, format for psycopg)."""
+
+    db: Any
+    prefix: str
+    dialect: str = "sqlite"
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        cursor = self.db.cursor()
+        cursor.execute(sql if self.dialect == "sqlite" else sql.replace("?", "%s"), tuple(params))
+        return list(cursor.fetchall())
+
+    def entries(self, ids: Sequence[str]) -> dict[str, Row]:
+        """Entry rows by id, decoded as the projection wrote them (times as ISO text)."""
+        found: dict[str, Row] = {}
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start:start + 500])
+            marks = ", ".join("?" for _ in chunk)
+            for values in self.rows(f"SELECT {', '.join(ENTRIES.names)} FROM {self.prefix}entries "
+                                    f"WHERE id IN ({marks})", chunk):
+                row = from_sql(ENTRIES, values)
+                found[row["id"]] = row
+        return found
+
+
+def _latest_sql(prefix: str, layers: Sequence[str]) -> str:
+    kinds = ", ".join(f"'{k}'" for k in STATE_KINDS)
+    marks = ", ".join(f"'{layer}'" for layer in layers)
+    return (f"SELECT e.id FROM {prefix}entries e WHERE e.thread = t.thread AND e.status = 'active' "
+            f"AND e.kind IN ({kinds}) AND e.layer IN ({marks}) "
+            "ORDER BY e.created_position DESC LIMIT 1")
+
+
+def latest(reader: Reader, *, limit: int, layers: Sequence[str] = STATE_LAYERS,
+           threads: Sequence[str] | None = None) -> list[Row]:
+    """The latest state at `layers` of each open thread (or of `threads`), newest first."""
+    inner = _latest_sql(reader.prefix, layers)
+    if threads is not None:
+        if not threads:
+            return []
+        marks = ", ".join("?" for _ in threads)
+        pairs = reader.rows(f"SELECT t.thread, ({inner}) FROM {reader.prefix}threads t "
+                            f"WHERE t.thread IN ({marks})", list(threads))
+        return _ordered(reader, (ident for _, ident in pairs), limit)
+    ids: list[str] = []
+    offset = 0
+    while len(ids) < limit:
+        page = reader.rows(f"SELECT t.thread, ({inner}) FROM {reader.prefix}threads t "
+                           f"ORDER BY t.position DESC LIMIT {_PAGE} OFFSET {offset}")
+        ids += [str(ident) for _, ident in page if ident is not None]
+        if len(page) < _PAGE:
+            break
+        offset += _PAGE
+    return _ordered(reader, ids, limit)
+
+
+def _ordered(reader: Reader, ids: Iterable[Any], limit: int) -> list[Row]:
+    wanted = [str(i) for i in ids if i is not None]
+    rows = sorted(reader.entries(wanted).values(), key=lambda r: r["created_position"], reverse=True)
+    return rows[:limit]
+
+
+def candidates(reader: Reader, *, limit: int, threads: Sequence[str] | None = None) -> list[Row]:
+    """The newest L1 state of each thread, newest first: proposals, not the state."""
+    return latest(reader, limit=limit, layers=CANDIDATE_LAYERS, threads=threads)
+
+
+def open_loops(reader: Reader, *, limit: int, thread: str | None = None) -> list[Row]:
+    """Active open loops, newest first (of one thread, when given)."""
+    where, params = "kind = 'open-loop' AND status = 'active'", []
+    if thread is not None:
+        where = "thread = ? AND status = 'active' AND kind = 'open-loop'"
+        params = [thread]
+    ids = [str(r[0]) for r in reader.rows(
+        f"SELECT id FROM {reader.prefix}entries WHERE {where} "
+        f"ORDER BY created_at DESC, created_position DESC LIMIT {int(limit)}", params)]
+    found = reader.entries(ids)
+    return [found[i] for i in ids if i in found]
+
+
+def thread_names(reader: Reader) -> list[str]:
+    return [str(r[0]) for r in reader.rows(f"SELECT thread FROM {reader.prefix}threads ORDER BY position DESC")]

@@ -1,0 +1,1 @@
+test_cli_fuzz.py

@@ -1,0 +1,109 @@
+"""Handoff by thread, the current value of a topic, and the wrap-up's drift check."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+import pytest
+
+from memhall.domains.entry import draft
+from memhall.domains.errors import RefusedError
+from memhall.governance import sessions
+from memhall.governance.hall import Hall
+from memhall.governance.recompute import verify_read_models
+
+
+def state(hall: Hall, text: str, topic: str, *, layer: str = "L2", actor: str = "codex") -> str:
+    return hall.write(actor, "company", draft(text=text, kind="state", layer=layer,
+                                              tags={"topics": [topic]})).entry_id
+
+
+def test_handoff_lists_each_open_thread_once_however_busy_the_others(hall: Hall) -> None:
+    billing = state(hall, "billing: invoices v2 live", "billing")
+    for i in range(12):
+        state(hall, f"deploy step {i} done", "deploy")
+    hall.write("codex", "company", draft(text="met the auditor", layer="L2", tags={"topics": ["deploy"]}))
+
+    view = sessions.handoff(hall, "codex", "company", open_session=False, limit=5)
+
+    assert [e.thread for e in view.latest] == ["deploy", "billing"]
+    assert view.latest[0].text == "deploy step 11 done"
+    assert view.latest[1].id == billing
+
+
+def test_a_seats_l1_state_is_a_candidate_never_the_latest_state(hall: Hall) -> None:
+    agreed = state(hall, "release on Friday", "release")
+    proposal = state(hall, "release on Monday instead", "release", layer="L1", actor="gemini")
+
+    view = sessions.handoff(hall, "codex", "company", open_session=False)
+
+    assert [e.id for e in view.latest] == [agreed]
+    assert [e.id for e in view.candidates] == [proposal]
+
+
+def test_state_gives_the_current_value_of_each_topic_and_of_one(hall: Hall) -> None:
+    state(hall, "db: postgres 15", "db")
+    current = state(hall, "db: postgres 16", "db")
+    state(hall, "cache: redis", "cache")
+    state(hall, "db: sqlite?", "db", layer="L1", actor="gemini")
+
+    every = sessions.current_state(hall, "codex", "company")
+    one = sessions.current_state(hall, "codex", "company", topic="DB")
+
+    assert [v.topic for v in every.values] == ["cache", "db"]
+    assert [(v.entry.id, v.candidate is not None) for v in one.values] == [(current, True)]
+    assert sessions.current_state(hall, "codex", "company", topic="nothing").values == []
+
+
+def test_a_second_handoff_continues_the_open_session(hall: Hall) -> None:
+    first = sessions.handoff(hall, "codex", "company")
+    second = sessions.handoff(hall, "codex", "company")
+    peek = sessions.handoff(hall, "codex", "company", open_session=False)
+    sessions.wrap_up(hall, "codex", "company", "done", session_id=first.session_id)
+    third = sessions.handoff(hall, "codex", "company")
+
+    assert (second.session_id, second.session_reused) == (first.session_id, True)
+    assert peek.session_id is None
+    assert third.session_id != first.session_id and not third.session_reused
+
+
+def test_a_wrap_up_supersedes_only_the_previous_wrap_up_of_its_thread(hall: Hall) -> None:
+    mine = sessions.wrap_up(hall, "codex", "company", "billing half done", thread="billing")
+    other = sessions.wrap_up(hall, "codex", "company", "deploy paused", thread="deploy")
+
+    newer = sessions.wrap_up(hall, "codex", "company", "billing done", thread="billing")
+
+    view = sessions.handoff(hall, "codex", "company", open_session=False)
+    assert newer.superseded == [mine.entry_id]
+    assert {e.id for e in view.latest} == {newer.entry_id, other.entry_id}
+
+
+def test_a_wrap_up_names_the_loops_it_forgets_and_the_pointers_that_went_stale(hall: Hall) -> None:
+    first = sessions.wrap_up(hall, "codex", "company", "started", thread="billing",
+                             opens=["send reminders", "fix rounding"])
+    reminders, rounding = first.opened_loops
+    hall.close_loop("codex", "company", UUID(rounding), "fixed")
+
+    second = sessions.wrap_up(hall, "codex", "company", "rounding fixed", thread="billing",
+                              pointers=[rounding, "ticket-17"])
+
+    assert second.unmentioned_loops == [reminders]
+    assert second.closed_pointers == [rounding]
+    assert second.unknown_pointers == ["ticket-17"]
+
+
+def test_a_long_wrap_up_summary_is_refused_with_advice_and_recorded(hall: Hall) -> None:
+    with pytest.raises(RefusedError, match="point to them with --pointer") as refused:
+        sessions.wrap_up(hall, "codex", "company", "x" * 1001)
+
+    assert refused.value.rule == "wrap-up-stays-short"
+    assert sessions.wrap_up(hall, "codex", "company", "y" * 1001, max_chars=2000).entry_id
+
+
+def test_audit_verify_recomputes_the_threads(hall: Hall) -> None:
+    state(hall, "db: postgres 16", "db")
+    sessions.wrap_up(hall, "codex", "company", "done", thread="db")
+
+    reports = verify_read_models(hall.streams, ["company"])
+
+    assert all(r.ok for r in reports), reports
