@@ -20,10 +20,14 @@ POSITIONS = {"gemini": ("agree", "matches the runbook"), "codex": ("disagree", "
 
 
 def session(hall: Hall, actor: str = "codex") -> str:
-    """A session the actor opens now, by handoff."""
+    """A session the actor opens now, by handoff (or continues, if one is open)."""
     opened = sessions.handoff(hall, actor, "company").session_id
     assert opened is not None
     return opened
+
+
+def end(hall: Hall, session_id: str, actor: str = "codex") -> None:
+    sessions.wrap_up(hall, actor, "company", "done for today", session_id=session_id)
 
 
 def full_council(hall: Hall, promotion: UUID) -> None:
@@ -136,10 +140,14 @@ def test_canon_needs_three_reminders_from_distinct_sessions_and_dissent(hall: Ha
     to_l2(hall, entry)
     to_l3(hall, entry)
     canon = promotions.nominate(hall, "claude", "company", entry, Layer.L4, "binding for every deploy")
-    a, b, c = session(hall), session(hall), session(hall)
+    a = session(hall)
     promotions.remind(hall, "codex", "company", canon.id, a)
+    end(hall, a)
+    b = session(hall)
     promotions.remind(hall, "codex", "company", canon.id, b)
     promotions.remind(hall, "codex", "company", canon.id, b)  # recorded, not counted
+    end(hall, b)
+    c = session(hall)
 
     with pytest.raises(PolicyDeniedError, match="2 of 3 reminders"):
         promotions.ratify(hall, "maki", "company", canon.id)
