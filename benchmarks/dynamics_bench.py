@@ -3,10 +3,11 @@
 Prints, on one store of N entries (default 100,000) written through the hall:
 - what encoding adds to a write (the lexicon encoder, per entry),
 - `consolidate` and `wander` wall times over the whole store,
-- the cost the dynamics add to one recall: recall's gather + fusion alone,
-  and with the dynamics' read and weighing (target: at most +20 %),
+- the cost the dynamics add to one recall: `memhall recall` (as codex,
+  recording nothing) without and with them (target: at most +20 %),
 - the recall eval (benchmarks/recall_eval.py, the multi-agent story) with the
-  dynamics off (`fused`) and on (`fused+dynamics`): fused R@5 must not drop.
+  dynamics off (`fused-dynamics`) and on (`fused`, what `memhall recall` does):
+  fused R@5 must not drop.
 
     python benchmarks/dynamics_bench.py                    # 100k entries
     python benchmarks/dynamics_bench.py --size 20000 --keep /tmp/dyn   # reuse the store later
@@ -29,10 +30,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from freezegun import freeze_time  # noqa: E402
-from sqlalchemy import func, select  # noqa: E402
 
 from benchmarks.evaluation.datasets import load_multiagent  # noqa: E402
-from benchmarks.evaluation.ingest import VOCABULARY, Context  # noqa: E402
+from benchmarks.evaluation.ingest import DOMAIN, VOCABULARY, Context, principal  # noqa: E402
 from benchmarks.evaluation.scores import evaluate  # noqa: E402
 from benchmarks.evaluation.systems import SYSTEMS, TOP, Answer  # noqa: E402
 from benchmarks.evaluation.datasets import Question  # noqa: E402
@@ -42,8 +42,7 @@ from memhall.governance import consolidation, wandering  # noqa: E402
 from memhall.governance.encodings import default_encoder, encoded  # noqa: E402
 from memhall.governance.hall import Hall  # noqa: E402
 from memhall.governance.store import Store  # noqa: E402
-from memhall.ledgers import dynamics_weights, fusion, recall  # noqa: E402
-from memhall.ledgers.recall import RELATED  # noqa: E402
+from memhall.ledgers.recall.observer import MAX_TOKENS, recall  # noqa: E402
 from memhall.policies.engine import PolicySet  # noqa: E402
 
 CONFIG = DynamicsConfig()
@@ -107,29 +106,23 @@ def encoding_cost(n: int = 5000) -> float:
 
 
 def recall_cost(hall: Hall, queries: int, seed: int = 3) -> dict[str, float]:
-    """Median ms of gather + fuse, and of gather + fuse + the dynamics (read, weigh, reorder)."""
-    stream = hall.streams.stream("company")
+    """Median ms of one recall (as codex, recording nothing) without and with the dynamics."""
     rng = random.Random(seed)
     asks = [(" ".join(rng.sample(VOCABULARY[40:], 3)), Tags(people=(rng.choice(PEOPLE[:40]),)))
             for _ in range(queries)]
     as_of = T0 + timedelta(days=DAYS)
-    plain, dynamic, cpu_plain, cpu_dynamic = [], [], [], []
+    plain: list[float] = []
+    dynamic: list[float] = []
+    cpu_plain: list[float] = []
+    cpu_dynamic: list[float] = []
     for task, tags in asks * 2:  # the first pass warms the caches
-        start, cpu_start = time.perf_counter(), time.process_time()
-        pool = recall.gather(hall.store, stream, task, tags)
-        scored = fusion.fuse(pool)
-        middle, cpu_middle = time.perf_counter(), time.process_time()
-        with hall.store.read() as conn:
-            snap = dynamics_weights.read_snapshot(conn, stream, hall.gate, "codex", list(pool.candidates), CONFIG)
-        weights = dynamics_weights.weigh(list(pool.candidates), as_of, snap, active=pool.tags)
-        relevant = [s.id for s in scored if s.found_by(*RELATED)]
-        final = dynamics_weights.reweighed({s.id: s.final for s in scored}, weights, relevant)
-        sorted(final, key=lambda i: (-final[i], i))
-        end, cpu_end = time.perf_counter(), time.process_time()
-        plain.append(middle - start)
-        dynamic.append(end - start)
-        cpu_plain.append(cpu_middle - cpu_start)
-        cpu_dynamic.append(cpu_end - cpu_start)
+        for on, wall_times, cpu_times in ((False, plain, cpu_plain), (True, dynamic, cpu_dynamic)):
+            start, cpu_start = time.perf_counter(), time.process_time()
+            with freeze_time(as_of):
+                recall(hall, "codex", "company", task, tags=tags, max_items=10, record=False,
+                       dynamics=CONFIG, with_dynamics=on)
+            wall_times.append(time.perf_counter() - start)
+            cpu_times.append(time.process_time() - cpu_start)
     base, withd = statistics.median(plain[queries:]) * 1000, statistics.median(dynamic[queries:]) * 1000
     cpu_base, cpu_withd = sum(cpu_plain[queries:]), sum(cpu_dynamic[queries:])
     return {"recall_ms": base, "with_dynamics_ms": withd, "added_percent": 100 * (withd - base) / base,
@@ -137,24 +130,11 @@ def recall_cost(hall: Hall, queries: int, seed: int = 3) -> dict[str, float]:
             "cpu_added_percent": 100 * (cpu_withd - cpu_base) / cpu_base}
 
 
-def fused_with_dynamics(context: Context, question: Question) -> Answer:
-    """`fused`, with the dynamics multiplied in among the candidates a relevance channel found,
-    for the asking observer, as of the newest memory in the store."""
-    stream = context.stream
-    pool = recall.gather(context.hall.store, stream, question.text, Tags())
-    scored = fusion.fuse(pool)
-    as_of = context.cache.get("as_of")
-    if as_of is None:
-        entries = stream.tables.entries
-        with context.hall.store.read() as conn:
-            as_of = context.cache["as_of"] = conn.execute(select(func.max(entries.c.occurred_at))).scalar()
-    with context.hall.store.read() as conn:
-        snap = dynamics_weights.read_snapshot(conn, stream, context.hall.gate, question.observer,
-                                              list(pool.candidates), CONFIG)
-    weights = dynamics_weights.weigh(list(pool.candidates), as_of, snap, active=pool.tags)
-    relevant = [s.id for s in scored if s.found_by(*RELATED)]
-    final = dynamics_weights.reweighed({s.id: s.final for s in scored}, weights, relevant)
-    return Answer(sorted(final, key=lambda i: (-final[i], i))[:TOP])
+def fused_without_dynamics(context: Context, question: Question) -> Answer:
+    """`memhall recall` as the asking observer with the dynamics left out of the order."""
+    done = recall(context.hall, principal(question.observer), DOMAIN, question.text, max_items=TOP,
+                  max_tokens=MAX_TOKENS, record=False, with_dynamics=False)
+    return Answer([i.id for i in done.items], abstained=done.abstained)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -189,10 +169,10 @@ def main(argv: list[str] | None = None) -> int:
               f"(+{cost['cpu_added_percent']:.1f} %); target at most +20 %")
         hall.store.dispose()
         if not args.skip_eval:
-            SYSTEMS["fused+dynamics"] = fused_with_dynamics
+            SYSTEMS["fused-dynamics"] = fused_without_dynamics
             with tempfile.TemporaryDirectory(prefix="dynamics-eval-") as fresh:
-                report = evaluate(load_multiagent(), ["fused", "fused+dynamics"], Path(fresh))
-            for name in ("fused", "fused+dynamics"):
+                report = evaluate(load_multiagent(), ["fused-dynamics", "fused"], Path(fresh))
+            for name in ("fused-dynamics", "fused"):
                 row = report.scores(name)
                 print(f"recall eval (multi-agent story), {name}: R@1 {100 * row['R@1']:.1f} %  "
                       f"R@5 {100 * row['R@5']:.1f} %  R@10 {100 * row['R@10']:.1f} %  p50 {row['p50_ms']:.1f} ms")

@@ -1,15 +1,23 @@
 """Ingest: a conversation into a fresh SQLite store, through the governed
-batched write path of the real hall, one session a batch, dated as the turns."""
+batched write path of the real hall, dated as the turns.
+
+Each turn is written by its speaker (a principal of the store's roles.yaml:
+the owner maki a human ratify owner who writes L2, every other speaker an
+agent seat, who writes L1), to whom it was said and in whose presence, so the
+store knows who said what and who holds what exactly as the dataset does.
+"""
 
 from __future__ import annotations
 
 import random
 import re
+import shutil
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import yaml
 from freezegun import freeze_time
 
 from memhall.domains.entry import EntryDraft, Tags, draft
@@ -18,6 +26,7 @@ from memhall.governance.hall import Hall
 from memhall.governance.store import Store
 from memhall.governance.streams import DomainStream
 from memhall.policies.engine import PolicySet
+from memhall.policies.files import packaged_defaults
 
 OWNER = "maki"
 DOMAIN = "family"
@@ -46,16 +55,19 @@ class Context:
 
 def ingest(turns: list[Any], folder: Path, name: str, *, distractors: int = 0,
            seed: int = 12) -> Context:
-    store = Store(f"sqlite:///{folder / (re.sub(r'[^A-Za-z0-9_-]', '_', name) + '.db')}")
-    hall = Hall(store, PolicySet.load(None))
+    slug = re.sub(r'[^A-Za-z0-9_-]', '_', name)
+    store = Store(f"sqlite:///{folder / (slug + '.db')}")
+    speakers = sorted({principal(t.speaker) for t in turns})
+    hall = Hall(store, PolicySet.load(_policy(folder / f"{slug}-policy", speakers)))
     hall.create_domain(OWNER, DOMAIN)
     context = Context(hall, hall.streams.stream(DOMAIN), {}, {}, {})
     if distractors:
         _pad(context, turns, distractors, seed)
-    for batch in _sessions(turns):
-        drafts = [_draft(t) for t in batch]
-        with freeze_time(batch[0].occurred_at):
-            results = hall.write_many(OWNER, DOMAIN, drafts)
+    for batch in _runs(turns):
+        speaker = principal(batch[0].speaker)
+        drafts = [_draft(t, speakers) for t in batch]
+        with freeze_time(max(t.occurred_at for t in batch)):
+            results = hall.write_many(speaker, DOMAIN, drafts)
         for turn, entry, result in zip(batch, drafts, results):
             context.entry_of[turn.id] = result.entry_id
             context.documents[result.entry_id] = _body(entry)
@@ -71,10 +83,32 @@ def _joined(before: frozenset[str] | None, now: frozenset[str]) -> frozenset[str
     return before | now if before and now else frozenset()
 
 
-def _draft(turn: Any) -> EntryDraft:
-    """An L2 episode; the speaker is a people tag, as the issue describes the
-    entries the current recall was measured on."""
-    return draft(layer=Layer.L2, kind=Kind.EPISODE, text=turn.text, session_id=turn.session,
+def principal(speaker: str) -> str:
+    """A speaker's principal name (letters, digits and _.@- only)."""
+    return re.sub(r"[^A-Za-z0-9_.@-]", "_", speaker.strip()) or "someone"
+
+
+def _policy(folder: Path, speakers: list[str]) -> Path:
+    """The shipped policy, with roles.yaml naming the dataset's speakers: maki the human
+    ratify owner, everyone else an agent seat (who holds only what it was exposed to)."""
+    if folder.exists():
+        shutil.rmtree(folder)
+    shutil.copytree(str(packaged_defaults()), folder)
+    agents = [s for s in speakers if s != OWNER]
+    roles = {"domains": [DOMAIN], "principals": {OWNER: "human", **{a: "agent" for a in agents}},
+             "roles": {DOMAIN: {"ratify_owner": [OWNER], **({"seat": agents} if agents else {})}}}
+    (folder / "roles.yaml").write_text(yaml.safe_dump(roles), encoding="utf-8")
+    return folder
+
+
+def _draft(turn: Any, speakers: list[str]) -> EntryDraft:
+    """An episode said by its speaker, to and before those who hold it (everyone in the
+    conversation when the dataset names no one); the speaker is a people tag too."""
+    speaker = principal(turn.speaker)
+    held = {principal(h) for h in turn.holders} if turn.holders else set(speakers)
+    return draft(layer=Layer.L2 if speaker == OWNER else Layer.L1, kind=Kind.EPISODE, text=turn.text,
+                 session_id=turn.session, occurred_at=turn.occurred_at,
+                 participants=tuple(sorted(held - {speaker})),
                  tags=Tags(people=(turn.speaker, *turn.people), places=turn.places, topics=turn.topics))
 
 
@@ -83,11 +117,15 @@ def _body(entry: EntryDraft) -> str:
     return " ".join([entry.text, entry.interpretation or "", *entry.tags.all()])
 
 
-def _sessions(turns: list[Any]) -> list[list[Any]]:
-    batches: dict[str, list[Any]] = {}
+def _runs(turns: list[Any]) -> list[list[Any]]:
+    """Consecutive turns of one speaker in one session: one batch each, in order."""
+    runs: list[list[Any]] = []
     for turn in turns:
-        batches.setdefault(turn.session, []).append(turn)
-    return list(batches.values())
+        if runs and (runs[-1][0].session, runs[-1][0].speaker) == (turn.session, turn.speaker):
+            runs[-1].append(turn)
+        else:
+            runs.append([turn])
+    return runs
 
 
 def _pad(context: Context, turns: list[Any], n: int, seed: int) -> None:

@@ -13,10 +13,21 @@ from typing import Any
 
 from memhall.domains.entry import Tags
 from memhall.governance import fulltext
-from memhall.ledgers import fusion, recall
+from memhall.ledgers.recall import (
+    active_intent,
+    entity_neighborhood,
+    lexical_match,
+    portrait_evidence,
+    recent_event,
+    relationship_evidence,
+)
+from memhall.ledgers.recall.gather import gather
+from memhall.ledgers.recall.observer import MAX_TOKENS, recall
+from memhall.ledgers.recall.pool import Reader, position
+from memhall.ledgers.recall.query import Query
 
 from .datasets import Question
-from .ingest import Context
+from .ingest import DOMAIN, Context, principal
 
 TOP = 10
 
@@ -42,26 +53,44 @@ def bm25(context: Context, question: Question) -> Answer:
 
 
 def fts(context: Context, question: Question) -> Answer:
-    """memhall's full-text channel alone: the words recall.gather would send,
-    any-word, as fulltext.match ranks them (FTS5 BM25 on SQLite)."""
+    """memhall's full-text index over every entry (no observer), any word of the query
+    (stop words out), as `search` ranks them (FTS5 porter BM25 on SQLite)."""
     store = context.hall.store
     with store.read() as conn:
         hits = fulltext.match(conn, context.stream.tables, store.dialect,
-                              recall.task_words(question.text), any_word=True, limit=TOP)
+                              fulltext.terms_of(question.text), any_word=True, limit=TOP)
     ids = [i for i, _ in hits]
     return Answer(ids, abstained=not ids)
 
 
 def fused(context: Context, question: Question) -> Answer:
-    """The recall behind materialize today: gather every channel, fuse, rank."""
-    pool = recall.gather(context.hall.store, context.stream, question.text, Tags())
-    return Answer([s.id for s in fusion.fuse(pool)[:TOP]])
+    """`memhall recall` as the asking observer, recording nothing: every channel fused,
+    the dynamics in, abstention on."""
+    done = recall(context.hall, principal(question.observer), DOMAIN, question.text, max_items=TOP,
+                  max_tokens=MAX_TOKENS, record=False, as_of=None)
+    return Answer([i.id for i in done.items], abstained=done.abstained)
+
+
+def channel(name: str) -> System:
+    """One channel alone, as the asking observer sees it: its own order, no fusion."""
+    def alone(context: Context, question: Question) -> Answer:
+        store = context.hall.store
+        observer = principal(question.observer)
+        with store.read() as conn:
+            whole = observer == "maki"  # the ratify owner holds the whole domain by role
+            reader = Reader(conn, context.stream, store.dialect, observer, whole, position(conn, context.stream))
+            pool = gather(reader, Query.of(question.text, observer, Tags()))
+        return Answer([i for i, _ in pool.channels.get(name, [])][:TOP])
+    alone.__doc__ = f"the {name} channel alone"
+    return alone
 
 
 SYSTEMS: dict[str, System] = {
     "bm25": bm25,
     "fts": fts,
     "fused": fused,
+    **{c.NAME: channel(c.NAME) for c in (lexical_match, entity_neighborhood, recent_event, active_intent,
+                                         relationship_evidence, portrait_evidence)},
 }
 
 

@@ -20,7 +20,6 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from memhall.agents.agent import Agent
-from memhall.agents.recall import MAX_ITEMS, Recalled, recall as relevant
 from memhall.agents.results import (
     PendingRequests,
     Promotions,
@@ -35,6 +34,7 @@ from memhall.domains.belief.drawing import as_dict
 from memhall.governance import beliefs, history, promotions, requests, sessions
 from memhall.governance.requests import RequestView
 from memhall.governance.views import HandoffView, SearchView, ShowView, WrapUpResult, WriteResult
+from memhall.ledgers.recall.observer import MAX_ITEMS, Recalled, recall as relevant
 
 READS = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                         open_world_hint=False)
@@ -125,12 +125,13 @@ def build_server(agent: Agent, *, verbose: bool = False) -> MCPServer:
 
         return governed(write)
 
-    @server.tool(title="Recall related memories", annotations=READS)
+    @server.tool(title="Recall related memories", annotations=RECORDS)
     def recall(query: Annotated[str, Field(min_length=1)], people: Names = (), places: Names = (),
                topics: Names = (),
                max_items: Annotated[int, Field(ge=1, le=MAX_ITEMS)] = 10) -> Recalled:
-        """Memories related to a query, best first, each with its layer. Relevance, not current
-        state: use get_handoff for where things stand."""
+        """Memories you hold that are relevant to a query, best first, each with its layer; or
+        "no memory of that". Relevance, not current state: use get_handoff for where things
+        stand. Records once which memories it handed you."""
         tags = Tags(people=tuple(people), places=tuple(places), topics=tuple(topics))
         return governed(lambda: relevant(hall, actor, domain, query, tags=tags, max_items=max_items))
 

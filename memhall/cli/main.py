@@ -221,6 +221,7 @@ COMMANDS = {
     "canon": "memhall.cli.promotion:canon",
     "policy": "memhall.cli.policy:policy",
     "audit": "memhall.cli.audit:audit",
+    "recall": "memhall.cli.recall:recall",
     "materialize": "memhall.cli.ledgers:materialize",
     "materializations": "memhall.cli.ledgers:materializations",
     "request": "memhall.cli.ledgers:request",

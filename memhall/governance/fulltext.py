@@ -1,52 +1,152 @@
-"""The full-text index of a domain's entries: one query, for history search
-and for the lexical recall channel (SQLite FTS5 with BM25; PostgreSQL
-tsvector with ts_rank over an expression GIN index)."""
+"""The full-text index of a domain's entries and its one analyser, for history search
+and for recall's lexical channel.
+
+SQLite: FTS5 with the porter tokenizer (so "painted" finds "paint"), ranked by
+BM25. PostgreSQL: the `english` text-search configuration over an expression
+GIN index, ranked by ts_rank. Both index the same document (text,
+interpretation, tags) and both drop English stop words from a query and OR its
+words (`websearch_to_tsquery` would AND them): a natural question never comes
+back empty because one of its words is missing. The two rank slightly
+differently; quality is measured on SQLite.
+"""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from functools import cache
+from typing import Any
 
 from sqlalchemy import Connection, text
 
 from memhall.governance.tables import DomainTables
 
 #: the PostgreSQL document; the GIN index is built on exactly this expression
-DOCUMENT = "to_tsvector('simple', text || ' ' || coalesce(interpretation, ''))"
+DOCUMENT = ("to_tsvector('english', text || ' ' || coalesce(interpretation, '') || ' ' || "
+            "people || ' ' || places || ' ' || topics)")
+TOKENIZER = "porter unicode61 remove_diacritics 2"
+MAX_WORDS = 32
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+
+#: English stop words (NLTK's list, plus a few words every question carries)
+STOP_WORDS = frozenset("""
+a about above after again against all am an and any are aren as at be because been before being
+below between both but by can couldn did didn do does doesn doing don down during each else ever
+few for from further had hadn has hasn have haven having he her here hers herself him himself his
+how i if in into is isn it its itself just ll me might more most mustn my myself needn no nor not
+now of off on once only or other our ours ourselves out over own re s same shan she should
+shouldn so some such t than that the their theirs them themselves then there these they this
+those through to too under until up ve very was wasn we were weren what when where which while
+who whom why will with won would wouldn y you your yours yourself yourselves also yes ok okay
+anything something anyone someone ever get got
+""".split())
 
 
 def create_sql(tables: DomainTables, dialect: str) -> list[str]:
     """The full-text index of a domain's entries (idempotent)."""
     if dialect == "sqlite":
         return [f"CREATE VIRTUAL TABLE IF NOT EXISTS {tables.search_name} "
-                "USING fts5(entry_id UNINDEXED, body, tokenize='unicode61 remove_diacritics 2')"]
-    return [f"CREATE INDEX IF NOT EXISTS {tables.prefix}entries_fts ON "
+                f"USING fts5(entry_id UNINDEXED, body, tokenize='{TOKENIZER}')",
+                f"CREATE VIRTUAL TABLE IF NOT EXISTS {vocabulary(tables)} "
+                f"USING fts5vocab({tables.search_name}, 'row')"]
+    return [f"CREATE INDEX IF NOT EXISTS {tables.prefix}entries_fts_en ON "
             f"{tables.entries.name} USING GIN ({DOCUMENT})"]
+
+
+def drop_sql(tables: DomainTables, dialect: str) -> list[str]:
+    if dialect == "sqlite":
+        return [f"DROP TABLE IF EXISTS {vocabulary(tables)}", f"DROP TABLE IF EXISTS {tables.search_name}"]
+    return []
+
+
+def vocabulary(tables: DomainTables) -> str:
+    """The FTS5 vocabulary table: each indexed (stemmed) term and how many entries hold it."""
+    return tables.search_name + "_vocab"
 
 
 def words_of(query: str) -> list[str]:
     return _WORD.findall(query)
 
 
+def terms_of(query: str) -> tuple[str, ...]:
+    """The words a query is searched by: lower case, stop words out, each once, at most
+    MAX_WORDS (what `search` and recall's lexical channel both send)."""
+    words = [w for w in _WORD.findall(query.casefold())
+             if w not in STOP_WORDS and (len(w) > 1 or not w.isascii())]
+    return tuple(dict.fromkeys(words))[:MAX_WORDS]
+
+
+def stem(word: str) -> str:
+    """The porter stem of a word, as the SQLite index stores it (PyStemmer's Porter)."""
+    return str(_stemmer().stemWord(word.casefold()))
+
+
+def stems(text_: str) -> set[str]:
+    return {stem(w) for w in _WORD.findall(text_.casefold())}
+
+
+@cache
+def _stemmer() -> Any:
+    import Stemmer  # type: ignore[import-not-found]  # PyStemmer ships no type hints
+
+    return Stemmer.Stemmer("porter")
+
+
 def match(conn: Connection, tables: DomainTables, dialect: str, words: Sequence[str], *,
-          any_word: bool, limit: int) -> list[tuple[str, float]]:
-    """Entry ids matching all (or any) of `words`, best first, higher score better;
-    ties broken by id so that the same index gives the same order."""
+          any_word: bool = True, limit: int, holder: str | None = None,
+          at: int | None = None) -> list[tuple[str, float]]:
+    """Entry ids matching any (or all) of `words`, best first, higher score better;
+    ties broken by the entry's log position, so the same index gives the same order.
+    With `holder`, only the entries it holds by exposure (as of position `at`)."""
     words = [w for w in (re.sub(r"\W", "", w) for w in words) if w]
     if not words:
         return []
+    params: dict[str, Any] = {"k": limit, "h": holder, "at": at}
+    scope = _scope_sql(tables, holder, at)
     if dialect == "sqlite":
-        terms = (" OR " if any_word else " ").join(f'"{w}"' for w in words)
+        params["q"] = (" OR " if any_word else " AND ").join(f'"{w}"' for w in words)
         rows = conn.execute(text(
-            f"SELECT entry_id, bm25({tables.search_name}) AS s FROM {tables.search_name} "
-            f"WHERE {tables.search_name} MATCH :q ORDER BY s, entry_id LIMIT :k"),
-            {"q": terms, "k": limit}).all()
+            f"SELECT s.entry_id, bm25({tables.search_name}) AS score "
+            f"FROM {tables.search_name} AS s JOIN {tables.entries.name} AS e ON e.id = s.entry_id "
+            f"WHERE {tables.search_name} MATCH :q{scope} "
+            "ORDER BY score, e.created_position LIMIT :k"), params).all()
         return [(str(r[0]), -float(r[1])) for r in rows]
-    query = "to_tsquery('simple', :q)"
+    query = "to_tsquery('english', :q)"
+    params["q"] = (" | " if any_word else " & ").join(words)
     rows = conn.execute(text(
-        f"SELECT id, ts_rank({DOCUMENT}, {query}) AS s FROM {tables.entries.name} "
-        f"WHERE {DOCUMENT} @@ {query} ORDER BY s DESC, id LIMIT :k"),
-        {"q": (" | " if any_word else " & ").join(words), "k": limit}).all()
+        f"SELECT e.id, ts_rank({DOCUMENT}, {query}) AS score FROM {tables.entries.name} AS e "
+        f"WHERE {DOCUMENT} @@ {query}{scope} ORDER BY score DESC, e.created_position LIMIT :k"),
+        params).all()
     return [(str(r[0]), float(r[1])) for r in rows]
+
+
+def _scope_sql(tables: DomainTables, holder: str | None, at: int | None) -> str:
+    """` AND …` limiting `e` (the entries) to what `holder` holds, as of position `at`."""
+    sql = "" if at is None else " AND e.created_position <= :at"
+    if holder is not None:
+        bound = "" if at is None else " AND x.position <= :at"
+        sql += (f" AND e.id IN (SELECT x.entry_id FROM {tables.exposure.name} AS x "
+                f"WHERE x.holder = :h{bound})")
+    return sql
+
+
+def document_counts(conn: Connection, tables: DomainTables, dialect: str,
+                    words: Iterable[str]) -> dict[str, int]:
+    """How many entries hold each word (by its stem): what a query word's idf is computed from."""
+    wanted = list(dict.fromkeys(words))
+    if not wanted:
+        return {}
+    if dialect == "sqlite":
+        by_stem = {stem(w): w for w in wanted}
+        marks = ", ".join(f":t{i}" for i in range(len(by_stem)))
+        rows = conn.execute(text(f"SELECT term, doc FROM {vocabulary(tables)} WHERE term IN ({marks})"),
+                            {f"t{i}": s for i, s in enumerate(by_stem)}).all()
+        found = {str(r[0]): int(r[1]) for r in rows}
+        return {w: found.get(stem(w), 0) for w in wanted}
+    counts = {}
+    for w in wanted:
+        counts[w] = int(conn.execute(text(
+            f"SELECT count(*) FROM {tables.entries.name} WHERE {DOCUMENT} @@ plainto_tsquery('english', :w)"),
+            {"w": w}).scalar_one())
+    return counts

@@ -65,8 +65,8 @@ class DomainStream:
     def reset_projections(self, conn: Connection) -> None:
         """Drop and recreate the read models (never the events, the chain or its
         head), so a rebuild also brings them to this version's schema."""
-        if conn.dialect.name == "sqlite":
-            conn.execute(text(f"DROP TABLE IF EXISTS {self.tables.search_name}"))
+        for statement in fulltext.drop_sql(self.tables, conn.dialect.name):
+            conn.execute(text(statement))
         for table in reversed(self.tables.projections):
             table.drop(conn, checkfirst=True)
         self.tables.metadata.create_all(conn, tables=list(self.tables.projections))

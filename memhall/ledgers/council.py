@@ -17,9 +17,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from memhall.ledgers.budget import Budget, cut_verbatim, fact_tokens, quote_tokens
-from memhall.ledgers.fusion import Scored
 from memhall.ledgers.ledger import Exclusion, Explained, Fact, Provenance, Quote
-from memhall.ledgers.recall import RELATED, Candidate
+from memhall.ledgers.recall.fusion import Scored
+from memhall.ledgers.recall.gather import CLAIM
+from memhall.ledgers.recall.pool import Candidate
 
 _STATUS = {
     "retired": "retired",
@@ -84,8 +85,8 @@ def ineligible(c: Candidate, s: Scored, lost: dict[str, str]) -> str | None:
         return _STATE[c.state]
     if c.id in lost:
         return lost[c.id]
-    if not s.found_by(*RELATED):
-        return "not related to the task: found only by recency"
+    if not s.relevant and not s.found_by(CLAIM):
+        return "not related to the task: no channel found what it is about"
     return None
 
 

@@ -12,7 +12,13 @@ from memhall.domains.materialization import Excluded
 from memhall.domains.values import PrincipalType, principal_name
 from memhall.governance.authority import check_served
 from memhall.governance.hall import Hall
-from memhall.ledgers import council, fusion, recall, records
+from memhall.governance.streams import DomainStream
+from memhall.governance.memory_records import Scope
+from memhall.ledgers import council, records
+from memhall.ledgers.recall import fusion
+from memhall.ledgers.recall.gather import gather
+from memhall.ledgers.recall.pool import Pool, Reader, position
+from memhall.ledgers.recall.query import Query
 from memhall.ledgers.budget import Budget
 from memhall.ledgers.ledger import Ledgers, Spent
 
@@ -45,7 +51,7 @@ def materialize(
     budget = budget or Budget()
     tags = tags or Tags()
     stream, _ = records.authorize_materialization(hall, actor, domain, seat)
-    pool = recall.gather(hall.store, stream, task, tags)
+    pool = _recall(hall, actor, stream, Query.of(task, actor, tags))
     scored = fusion.fuse(pool)
     placed = council.place(scored, is_human=_humans(hall), words=pool.words, budget=budget)
     check_served(stream, placed.b)  # ledger B is handed over as fact: each item as its events say
@@ -65,6 +71,18 @@ def materialize(
         ledger_c=[Excluded(id=x.id, reason=x.reason) for x in placed.c], digest=ledgers.digest,
     )
     return Materialized(ledgers=ledgers, record_id=record_id)
+
+
+def _recall(hall: Hall, chair: str, stream: DomainStream, query: Query) -> Pool:
+    """The pool as the system chair holds it (its role holds the whole domain), with the
+    L3/L4 entries on the same claims, which decide conflicts."""
+    store = hall.store
+    with store.read() as conn:
+        if store.dialect != "sqlite":
+            conn = conn.execution_options(isolation_level="REPEATABLE READ")
+        reader = Reader(conn, stream, store.dialect, chair, Scope.of(hall.gate, chair, stream.name).whole,
+                        position(conn, stream))
+        return gather(reader, query, conflicts=True)
 
 
 def _humans(hall: Hall) -> Callable[[str], bool]:

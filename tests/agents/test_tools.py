@@ -80,20 +80,25 @@ async def test_the_same_memory_written_twice_is_stored_once(connect: Connect) ->
     assert second["duplicate_of"] == first["entry_id"]
 
 
-async def test_recall_returns_related_active_memories_each_with_its_layer(hall: Hall, connect: Connect) -> None:
-    hall.write("codex", "company", draft(text="the invoice export times out after 30 s", layer="L2"))
+async def test_recall_returns_related_active_memories_the_agent_holds_each_with_its_layer(
+        hall: Hall, connect: Connect) -> None:
+    told = ("gemini",)
+    hall.write("codex", "company", draft(text="the invoice export times out after 30 s", layer="L2",
+                                         addressees=told))
     hall.write("gemini", "company", draft(text="maybe the invoice export needs paging"))
-    old = hall.write("codex", "company", draft(text="the invoice export was slow in May", layer="L2"))
+    old = hall.write("codex", "company", draft(text="the invoice export was slow in May", layer="L2",
+                                               addressees=told))
     hall.retire("maki", "company", UUID(old.entry_id), "fixed since")
-    hall.write("codex", "company", draft(text="lunch is at noon", layer="L2"))
+    hall.write("codex", "company", draft(text="the invoice export is owned by codex", layer="L2"))
+    hall.write("codex", "company", draft(text="lunch is at noon", layer="L2", addressees=told))
 
     async with connect("gemini") as client:
         found = structured(await client.call_tool("recall", {"query": "invoice export", "max_items": 5}))
 
     assert {(i["layer"], i["text"]) for i in found["items"]} == {
         ("L2", "the invoice export times out after 30 s"), ("L1", "maybe the invoice export needs paging")}
-    assert all("lexical" in i["found_by"] for i in found["items"])
-    assert "neither where things stand (get_handoff)" in found["notice"]
+    assert all("lexical_match" in i["found_by"] for i in found["items"])
+    assert "neither where things stand (handoff, get_handoff)" in found["notice"]
 
 
 async def test_recall_with_nothing_to_look_for_is_a_tool_error(connect: Connect) -> None:

@@ -77,6 +77,9 @@ ENTRIES = TableSpec("entries", "id", (
     ("entries_idempotency", ("idempotency_key",), True),
     # the incubation pool reads unsettled claims at every handoff
     ("entries_state", ("state", "status"), False),
+    # recall: the observer's newest memories, and the neighbours in time of a candidate
+    ("entries_occurred", ("occurred_at", "created_position"), False),
+    ("entries_session", ("session_id", "created_position"), False),
 ))
 
 SESSIONS = TableSpec("sessions", "id", (
