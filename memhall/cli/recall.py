@@ -7,7 +7,7 @@ from datetime import datetime
 import click
 
 from memhall.cli.context import App, emit, json_option
-from memhall.cli.dynamics import MOMENT
+from memhall.cli.options import MOMENT
 from memhall.domains.entry import Tags
 from memhall.ledgers.recall.embedding_match import configured
 from memhall.ledgers.recall.observer import (
