@@ -340,6 +340,9 @@ def suite(pg_url: str | None) -> None:
         spent <= 300)
 
 
+SECTIONS = ("writes", "imports", "policy", "writers", "scale")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", type=int, default=100_000, help="events in the big store (default 100,000)")
@@ -348,34 +351,43 @@ def main() -> None:
         help="a PostgreSQL URL ('' to skip PostgreSQL)")
     parser.add_argument("--writes", type=int, default=300, help="single writes per interleaved comparison")
     parser.add_argument("--suite", action="store_true", help="also time the test suite as CI runs it")
+    parser.add_argument("--sections", default=",".join(SECTIONS),
+                        help=f"which parts to run (default all of {','.join(SECTIONS)})")
     args = parser.parse_args()
     pg: str | None = args.postgres or None
+    chosen = set(args.sections.split(","))
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="memhall-bench-") as tmp:
         folder = Path(tmp)
         print(f"# memhall benchmarks: {os.cpu_count()} cores, load average "
               f"{os.getloadavg()[0]:.1f} at the start\n", flush=True)
-        print("## single writes (interleaved write by write with a bare save)", flush=True)
-        single_writes(f"sqlite:///{folder / 'single.db'}", "SQLite", args.writes, rate_goal=700)
-        if pg:
-            with postgres_schema(pg) as url:
-                single_writes(url, "PostgreSQL", args.writes, rate_goal=None)
-        print("## imports (interleaved batch by batch with a bare batched save of the same events)", flush=True)
-        imports(f"sqlite:///{folder / 'import.db'}", "SQLite", 10)
-        if pg:
-            with postgres_schema(pg) as url:
-                imports(url, "PostgreSQL", 10)
-        print("## policy", flush=True)
-        decisions()
-        print("## writers at once", flush=True)
-        contention(f"sqlite:///{folder / 'writers.db'}", pg, 50)
-        print(f"## scale: a {args.size:,}-event store (SQLite)", flush=True)
-        scale(f"sqlite:///{folder / 'big.db'}", f"sqlite:///{folder / 'small.db'}", "SQLite", args.size)
-        if pg:
+        if "writes" in chosen:
+            print("## single writes (interleaved write by write with a bare save)", flush=True)
+            single_writes(f"sqlite:///{folder / 'single.db'}", "SQLite", args.writes, rate_goal=700)
+            if pg:
+                with postgres_schema(pg) as url:
+                    single_writes(url, "PostgreSQL", args.writes, rate_goal=None)
+        if "imports" in chosen:
+            print("## imports (interleaved batch by batch with a bare batched save of the same events)",
+                  flush=True)
+            imports(f"sqlite:///{folder / 'import.db'}", "SQLite", 10)
+            if pg:
+                with postgres_schema(pg) as url:
+                    imports(url, "PostgreSQL", 10)
+        if "policy" in chosen:
+            print("## policy", flush=True)
+            decisions()
+        if "writers" in chosen:
+            print("## writers at once", flush=True)
+            contention(f"sqlite:///{folder / 'writers.db'}", pg, 50)
+        if "scale" in chosen:
+            print(f"## scale: a {args.size:,}-event store (SQLite)", flush=True)
+            scale(f"sqlite:///{folder / 'big.db'}", f"sqlite:///{folder / 'small.db'}", "SQLite", args.size)
+        if "scale" in chosen and pg:
             print(f"## scale: a {min(args.size, 100_000):,}-event store (PostgreSQL)", flush=True)
             with postgres_schema(pg) as url, postgres_schema(pg) as small_url:
                 scale(url, small_url, "PostgreSQL", min(args.size, 100_000))
-        if args.suite:
+        if args.suite or "suite" in args.sections.split(","):
             print("## test suite", flush=True)
             suite(pg)
     load = os.getloadavg()[0]

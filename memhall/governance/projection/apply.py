@@ -31,6 +31,10 @@ class Backend(Protocol):
     def update(self, table: str, columns: tuple[str, ...], rows: list[tuple[str, tuple[Any, ...]]]) -> None: ...
 
 
+#: each table's key column
+_KEYS = {suffix: spec.key for suffix, spec in BY_SUFFIX.items()}
+
+
 class Projector:
     """The overlay of one batch; `flush` writes it and starts the next."""
 
@@ -42,16 +46,17 @@ class Projector:
         self._partial: dict[Key, dict[str, Any]] = {}
 
     def apply(self, ops: Iterable[Op]) -> None:
+        rows, new = self._rows, self._new
         for op in ops:
             if isinstance(op, Insert):
-                key = (op.table, str(op.row[BY_SUFFIX[op.table].key]))
-                self._rows[key] = dict(op.row)
-                self._new[key] = None
+                key = (op.table, str(op.row[_KEYS[op.table]]))
+                rows[key] = dict(op.row)
+                new[key] = None
             elif isinstance(op, Update):
                 key = (op.table, op.key)
-                if key in self._rows:
-                    self._rows[key].update(op.values)
-                    if key not in self._new:
+                if key in rows:
+                    rows[key].update(op.values)
+                    if key not in new:
                         self._dirty[key] = None
                 else:
                     self._partial.setdefault(key, {}).update(op.values)
