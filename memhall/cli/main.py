@@ -200,6 +200,8 @@ COMMANDS = {
     "wrap-up": "memhall.cli.hall:wrap_up",
     "write": "memhall.cli.hall:write",
     "show": "memhall.cli.hall:show",
+    "import": "memhall.cli.transfer:import_",
+    "export": "memhall.cli.transfer:export",
     "state": "memhall.cli.hall:state",
     "search": "memhall.cli.hall:search",
     "log": "memhall.cli.hall:log",

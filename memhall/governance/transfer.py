@@ -1,0 +1,287 @@
+"""Bulk import and export: JSONL lines (or Markdown notes) in, the same JSONL out.
+
+Every imported line goes through the governed batch path (`Hall.write_many`):
+the importing principal is the actor and is asked about every line; a line's
+`author` is provenance, who said it, never an actor — a line by someone else is
+recorded as hearsay from them. Each line carries an idempotency key, its `key`
+field or a hash of the line itself, so importing a file again writes nothing
+new, even for a value that flips back (x=1, x=2, x=1): idempotent by line, not
+by content. `supersedes` names an entry id or the key of an earlier line.
+
+Markdown: one entry per note (a file), its front matter (between `---` lines)
+giving tags, date, kind, layer, thread, author, source and evidence; the body
+is the text. One per note because a note is what its author wrote as one
+thought; headings inside it are its structure, not separate memories.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import orjson
+
+from memhall.domains.entry import EntryDraft, draft
+from memhall.domains.errors import InvalidValueError
+from memhall.domains.moments import iso
+from memhall.domains.values import principal_name
+from memhall.governance import threads
+from memhall.governance.hall import Hall
+from memhall.governance.store import raw
+from memhall.policies.model import Action
+
+FIELDS = ("text", "kind", "layer", "author", "occurred_at", "tags", "source", "evidence", "thread",
+          "supersedes", "key")
+KEY_PREFIX = "import:"
+BATCH = 1000
+#: longest key kept as given; a longer one is hashed (idempotency keys hold 128 characters)
+_KEY_CHARS = 100
+
+
+@dataclass(frozen=True)
+class Line:
+    """One thing to import: where it came from, its key and its fields."""
+
+    number: int
+    key: str
+    fields: dict[str, Any]
+
+
+@dataclass
+class ImportReport:
+    read: int = 0
+    written: int = 0
+    #: lines whose key was imported before: nothing written
+    already: int = 0
+    #: lines whose memory is already stored (active, same text): nothing written
+    duplicates: int = 0
+    entries: dict[str, str] = field(default_factory=dict, repr=False)
+
+
+def line_key(given: Any, raw_line: bytes) -> str:
+    if given is not None and str(given).strip():
+        text = str(given).strip()
+        return text if len(text) <= _KEY_CHARS else "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+    return "sha256:" + hashlib.sha256(raw_line.strip()).hexdigest()
+
+
+def jsonl(lines: Iterable[bytes]) -> Iterator[Line]:
+    """JSONL lines as import lines; blank lines are skipped, anything else must be an object."""
+    for number, raw_line in enumerate(lines, start=1):
+        if not raw_line.strip():
+            continue
+        try:
+            data = orjson.loads(raw_line)
+        except orjson.JSONDecodeError as error:
+            raise InvalidValueError(f"line {number}: not JSON ({error})") from None
+        if not isinstance(data, dict):
+            raise InvalidValueError(f"line {number}: expected a JSON object, like {{\"text\": \"…\"}}")
+        unknown = sorted(set(data) - set(FIELDS))
+        if unknown:
+            raise InvalidValueError(f"line {number}: unknown field {unknown[0]!r} (known: {', '.join(FIELDS)})")
+        yield Line(number, line_key(data.get("key"), raw_line), data)
+
+
+def notes(folder: Path) -> Iterator[Line]:
+    """A folder of Markdown notes, one entry per note, in path order."""
+    import yaml
+
+    for number, path in enumerate(sorted(folder.rglob("*.md")), start=1):
+        content = path.read_bytes()
+        text = content.decode("utf-8")
+        meta: dict[str, Any] = {}
+        if text.startswith("---"):
+            head, sep, body = text[3:].partition("\n---")
+            if sep:
+                try:
+                    loaded = yaml.safe_load(head)
+                except yaml.YAMLError as error:
+                    raise InvalidValueError(f"{path}: invalid front matter ({error})") from None
+                meta = loaded if isinstance(loaded, dict) else {}
+                text = body.partition("\n")[2]
+        if not text.strip():
+            continue
+        fields = {k: v for k, v in meta.items() if k in FIELDS and k != "text"}
+        if "date" in meta and "occurred_at" not in fields:
+            fields["occurred_at"] = meta["date"]
+        fields["text"] = text.strip()
+        relative = path.relative_to(folder).as_posix()
+        # an edited note is a new memory: its key names the path and the content
+        fields["key"] = line_key(meta.get("key"), f"{relative}\0".encode() + content)
+        yield Line(number, str(fields["key"]), fields)
+
+
+def _moment(value: Any, number: int) -> datetime | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        moment = value
+    elif isinstance(value, date):
+        moment = datetime(value.year, value.month, value.day)
+    else:
+        try:
+            moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+        except ValueError:
+            raise InvalidValueError(f"line {number}: occurred_at {value!r} is not an ISO date or time") from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def _strings(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, (list, tuple)):
+        return [str(v) for v in value]
+    return [str(value)]
+
+
+def to_draft(line: Line, actor: str) -> EntryDraft:
+    """The entry a line asks for. Someone else's line is hearsay from them."""
+    f, n = line.fields, line.number
+    if not isinstance(f.get("text"), str):
+        raise InvalidValueError(f"line {n}: text must be a string")
+    tags = f.get("tags") or {}
+    if not isinstance(tags, dict):
+        tags = {"topics": _strings(tags)}
+    author = principal_name(str(f["author"])) if f.get("author") else actor
+    source = str(f.get("source") or "firsthand").lower()
+    if author != actor and source == "firsthand":
+        source = "hearsay"  # the author saw it; the importer did not
+    try:
+        return draft(
+            text=f["text"], kind=f.get("kind") or "episode", layer=str(f.get("layer") or "L1").upper(),
+            tags={k: _strings(v) for k, v in tags.items()},
+            provenance={"source_kind": source, "evidence_refs": _strings(f.get("evidence")),
+                        "source_agent_id": author if source == "hearsay" else None},
+            thread=str(f["thread"]) if f.get("thread") else None,
+            occurred_at=_moment(f.get("occurred_at"), n),
+            idempotency_key=KEY_PREFIX + line.key,
+        )
+    except InvalidValueError as error:
+        raise InvalidValueError(f"line {n}: {error}") from None
+
+
+Progress = Callable[[int], None]
+
+
+def run_import(hall: Hall, actor: str, domain: str, lines: Iterable[Line], *, batch: int = BATCH,
+               progress: Progress | None = None) -> ImportReport:
+    """Import `lines` in batches of `batch` (one transaction each, so a crash loses at
+    most the batch in flight; running it again finishes the rest)."""
+    actor = principal_name(actor)
+    stream, _ = hall.ask(actor, Action.READ, domain)
+    report = ImportReport()
+    pending: list[Line] = []
+    pending_keys: set[str] = set()
+
+    def flush() -> None:
+        if not pending:
+            return
+        _write_batch(hall, actor, stream.name, pending, report)
+        if progress is not None:
+            progress(len(pending))
+        pending.clear()
+        pending_keys.clear()
+
+    for line in lines:
+        report.read += 1
+        ref = line.fields.get("supersedes")
+        if ref is not None and str(ref) in pending_keys:
+            flush()  # it names a line of this batch: write that one first
+        pending.append(line)
+        pending_keys.add(line.key)
+        if len(pending) >= batch:
+            flush()
+    flush()
+    return report
+
+
+def _write_batch(hall: Hall, actor: str, domain: str, lines: list[Line], report: ImportReport) -> None:
+    stream = hall.streams.stream(domain)
+    drafts = [to_draft(line, actor) for line in lines]
+    with hall.store.read() as conn:
+        stored = stream.replays(conn, [KEY_PREFIX + line.key for line in lines]
+                                + [KEY_PREFIX + str(line.fields["supersedes"]) for line in lines
+                                   if line.fields.get("supersedes") is not None])
+    todo: list[tuple[Line, EntryDraft]] = []
+    for line, entry in zip(lines, drafts):
+        found = stored.get(KEY_PREFIX + line.key)
+        if found is None:
+            todo.append((line, entry))
+            continue
+        if found[1] != entry.dedup_key():
+            raise InvalidValueError(f"line {line.number}: key {line.key!r} was imported before "
+                                    f"with different content (entry {found[0]})")
+        report.already += 1
+        report.entries[line.key] = found[0]
+    if not todo:
+        return
+    targets = [_target(line, stored, report) for line, _ in todo]
+    results = hall.write_many(actor, domain, [entry for _, entry in todo],
+                              targets if any(t is not None for t in targets) else ())
+    for (line, _), result in zip(todo, results):
+        report.entries[line.key] = result.entry_id
+        if result.duplicate:
+            report.duplicates += 1
+        else:
+            report.written += 1
+
+
+def _target(line: Line, stored: dict[str, tuple[str, str]], report: ImportReport) -> UUID | None:
+    ref = line.fields.get("supersedes")
+    if ref is None or ref == "":
+        return None
+    text = str(ref)
+    known = report.entries.get(text) or (stored.get(KEY_PREFIX + text) or (None,))[0]
+    if known is not None:
+        return UUID(known)
+    try:
+        return UUID(text)
+    except ValueError:
+        raise InvalidValueError(f"line {line.number}: supersedes {text!r} names no entry id and no "
+                                "earlier line's key") from None
+
+
+def export(hall: Hall, actor: str, domain: str) -> Iterator[dict[str, Any]]:
+    """Every entry of the domain that is not retired, in log order, as import lines."""
+    actor = principal_name(actor)
+    stream, _ = hall.ask(actor, Action.READ, domain)
+    with hall.store.read() as conn:
+        reader = threads.Reader(raw(conn), stream.tables.prefix, conn.dialect.name)
+        ids = [str(r[0]) for r in reader.rows(
+            f"SELECT id FROM {reader.prefix}entries WHERE status != 'retired' ORDER BY created_position")]
+        replaced = {str(new): str(old) for old, new in reader.rows(
+            f"SELECT id, superseded_by FROM {reader.prefix}entries WHERE superseded_by IS NOT NULL")}
+        keys: dict[str, str] = {}
+        for start in range(0, len(ids), 2000):
+            rows = reader.entries(ids[start:start + 2000])
+            for ident in ids[start:start + 2000]:
+                row = rows[ident]
+                keys[ident] = _export_key(row)
+                yield _line(row, keys, replaced.get(ident))
+
+
+def _export_key(row: dict[str, Any]) -> str:
+    key = row.get("idempotency_key") or ""
+    return key[len(KEY_PREFIX):] if key.startswith(KEY_PREFIX) else str(row["id"])
+
+
+def _line(row: dict[str, Any], keys: dict[str, str], replaced: str | None) -> dict[str, Any]:
+    hearsay = row["source_kind"] == "hearsay" and row["source_agent_id"]
+    tags = {k: row[k] for k in ("people", "places", "topics") if row[k]}
+    line: dict[str, Any] = {
+        "text": row["text"], "kind": row["kind"], "layer": row["layer"],
+        "author": row["source_agent_id"] if hearsay else row["author"],
+        "occurred_at": iso(row["occurred_at"]),
+        "tags": tags["topics"] if set(tags) == {"topics"} else tags,
+        "source": "firsthand" if hearsay else row["source_kind"],
+        "evidence": row["evidence_refs"], "thread": row["thread"],
+    }
+    if replaced is not None:
+        line["supersedes"] = keys.get(replaced, replaced)
+    line["key"] = keys[str(row["id"])]
+    return line

@@ -1,0 +1,73 @@
+"""Bulk import through the governed batch path, idempotent by line; export writes the same lines."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from uuid import UUID
+
+import pytest
+
+from memhall.domains.errors import PolicyDeniedError
+from memhall.governance import history, sessions, transfer
+from memhall.governance.hall import Hall
+
+FLIPS = [
+    {"text": "x is 1", "kind": "state", "layer": "L2", "tags": ["x"], "key": "a"},
+    {"text": "x is 2", "kind": "state", "layer": "L2", "tags": ["x"], "key": "b", "supersedes": "a"},
+    {"text": "x is 1", "kind": "state", "layer": "L2", "tags": ["x"], "key": "c", "supersedes": "b"},
+    {"text": "the auditor liked it", "author": "gemini", "occurred_at": "2026-01-05T10:00:00Z",
+     "tags": {"people": ["auditor"]}, "evidence": ["mail-7"], "layer": "L2"},
+]
+
+
+def lines(rows: list[dict[str, object]]) -> list[bytes]:
+    return [json.dumps(r).encode() for r in rows]
+
+
+def test_importing_the_same_lines_twice_writes_nothing_even_when_a_value_flips_back(hall: Hall) -> None:
+    first = transfer.run_import(hall, "codex", "company", transfer.jsonl(lines(FLIPS)))
+    again = transfer.run_import(hall, "codex", "company", transfer.jsonl(lines(FLIPS)))
+
+    assert (first.written, again.written, again.already) == (4, 0, 4)
+    value = sessions.current_state(hall, "codex", "company", topic="x").values[0].entry
+    assert value.text == "x is 1" and value.id == first.entries["c"]
+
+
+def test_a_lines_author_is_provenance_and_the_importer_is_the_actor(hall: Hall) -> None:
+    report = transfer.run_import(hall, "codex", "company", transfer.jsonl(lines(FLIPS[3:])))
+
+    (entry_id,) = report.entries.values()
+    entry = history.show(hall, "codex", "company", UUID(entry_id)).entry
+    assert (entry.author, entry.source_kind, entry.source_agent_id) == ("codex", "hearsay", "gemini")
+    assert entry.occurred_at.isoformat().startswith("2026-01-05T10:00")
+
+
+def test_the_importer_is_asked_about_every_line(hall: Hall) -> None:
+    with pytest.raises(PolicyDeniedError):
+        transfer.run_import(hall, "gemini", "company", transfer.jsonl(lines(FLIPS[:1])))
+
+
+def test_export_writes_back_the_lines_it_imported(hall: Hall) -> None:
+    transfer.run_import(hall, "codex", "company", transfer.jsonl(lines(FLIPS)))
+
+    exported = list(transfer.export(hall, "codex", "company"))
+
+    assert [(e["key"], e["text"], e.get("supersedes")) for e in exported[:3]] == [
+        ("a", "x is 1", None), ("b", "x is 2", "a"), ("c", "x is 1", "b")]
+    assert exported[3]["author"] == "gemini" and exported[3]["tags"] == {"people": ["auditor"]}
+    again = transfer.run_import(hall, "codex", "company", transfer.jsonl([json.dumps(e).encode() for e in exported]))
+    assert again.written == 0
+
+
+def test_a_folder_of_notes_is_one_entry_per_note_with_its_front_matter(hall: Hall, tmp_path: Path) -> None:
+    (tmp_path / "deploy.md").write_text("---\ntags: [deploy]\ndate: 2026-02-01\nlayer: L2\nkind: state\n---\n"
+                                        "# Deploy\n\nWe ship on Fridays.\n\n## Why\nQuiet weekend.\n")
+    (tmp_path / "empty.md").write_text("---\ntags: [x]\n---\n")
+
+    report = transfer.run_import(hall, "codex", "company", transfer.notes(tmp_path))
+
+    value = sessions.current_state(hall, "codex", "company", topic="deploy").values[0].entry
+    assert (report.read, report.written) == (1, 1)
+    assert value.text.startswith("# Deploy") and "Quiet weekend." in value.text
+    assert value.occurred_at.isoformat().startswith("2026-02-01")
