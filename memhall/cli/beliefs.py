@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from memhall.cli.context import ID, App, emit, json_option
+from memhall.cli.render import state_label
 from memhall.cli.options import MOMENT, as_of_option, limit_option
 from memhall.domains.belief import EvidenceKind
 from memhall.domains.belief.drawing import as_dict, as_dot, as_mermaid, as_text
@@ -19,12 +20,8 @@ from memhall.governance.ids import IdKind
 
 pass_app = click.make_pass_decorator(App, ensure=True)
 
-#: states that are labelled wherever an item appears (issue 11 §9)
-LABELLED = ("doubtful", "anomalous", "past", "corrected")
-
-
 def label(state: str) -> str:
-    return f" [{state.upper()}]" if state in LABELLED else ""
+    return state_label(state)
 
 
 @click.command()

@@ -3,10 +3,13 @@ withdraw, demote, and the listings promotions, knowledge (L3) and canon (L4)."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import click
 
 from memhall.cli.context import ID, App, emit, json_option
-from memhall.cli.options import LAYERS, layers
+from memhall.cli.render import state_label
+from memhall.cli.options import LAYERS, as_of_option, layers
 from memhall.cli.table import listing
 from memhall.domains.errors import InvalidValueError, NotFoundError
 from memhall.domains.values import Layer
@@ -169,16 +172,23 @@ def promotions_(app: App, all_: bool) -> None:
 
 def _layer_listing(view: LayerView) -> str:
     lines = [view.message]
-    lines += [f"- [{e.layer}] {e.kind} {e.id} by {e.author}: {e.text}" for e in view.entries]
+    lines += [f"- [{e.layer}] {e.kind} {e.id} by {e.author}{state_label(e.state, e.confidence)}: {e.text}"
+              for e in view.entries]
     return "\n".join(lines)
 
 
 def _ratified_at(layer: str, name: str, help_text: str) -> click.Command:
     @click.command(name, help=help_text)
+    @as_of_option()
     @json_option
     @pass_app
-    def listing(app: App) -> None:
-        view = use.ratified(app.hall, app.actor, app.domain, layer)
+    def listing(app: App, as_of: datetime | int | None) -> None:
+        if as_of is None:
+            view = use.ratified(app.hall, app.actor, app.domain, layer)
+        else:
+            from memhall.governance.beliefs import ratified_as_of
+
+            view = ratified_as_of(app.hall, app.actor, app.domain, layer, as_of)
         emit(app, view, lambda: _layer_listing(view))
 
     return listing

@@ -22,11 +22,23 @@ def _now() -> datetime:
     return datetime.now(timezone.utc)
 
 
+#: belief states labelled wherever an item appears (issue 11 §9)
+LABELLED = ("doubtful", "anomalous", "past", "corrected")
+
+
+def state_label(state: str, confidence: int | None = None) -> str:
+    """` [DOUBTFUL 38]` for a belief that is not simply influencing, else nothing."""
+    if state not in LABELLED:
+        return ""
+    return f" [{state.upper()}{'' if confidence is None else f' {confidence}'}]"
+
+
 def entry_line(entry: EntryView, now: datetime | None = None) -> str:
     status = "" if entry.status == "active" else f" ({entry.status})"
     return (
         f"- [{entry.layer}] {entry.kind} {entry.id} by {entry.author}, "
-        f"{age(entry.created_at, now or _now())}{status}: {entry.text}"
+        f"{age(entry.created_at, now or _now())}{status}"
+        f"{state_label(entry.state, entry.confidence)}: {entry.text}"
     )
 
 
@@ -77,7 +89,8 @@ def search(view: SearchView) -> str:
         lines.append("(no matches)")
     for e in view.results:
         status = "" if e.status == "active" else f", {e.status}"
-        lines.append(f"- [{e.layer}] {e.created_at:%Y-%m-%d} {e.kind} {e.id} by {e.author}{status}: {e.text}")
+        lines.append(f"- [{e.layer}] {e.created_at:%Y-%m-%d} {e.kind} {e.id} by {e.author}{status}"
+                     f"{state_label(e.state, e.confidence)}: {e.text}")
     return "\n".join(lines)
 
 
@@ -119,7 +132,7 @@ def belief(view: BeliefView | None, holders: list[HolderBelief] | None) -> str:
         return ""
     b = view.belief
     cut = f" @{view.as_of_position}" if view.as_of_position is not None else ""
-    mark = f" [{b['state'].upper()}]" if b["state"] in ("doubtful", "anomalous", "past", "corrected") else ""
+    mark = state_label(b["state"])
     lines = ["", f"belief (hall, as of {view.as_of:%Y-%m-%d %H:%M}{cut}): "
                  f"{b['state']} {b['confidence']}{mark}: {b['subject']}"]
     if b["interpretation"]:

@@ -41,7 +41,8 @@ from memhall.governance.store import raw
 from memhall.governance.streams import DomainStream
 from memhall.governance.trust import HALL_VIEW
 from memhall.governance.trust import table as trust_table
-from memhall.governance.views import View
+from memhall.governance.promotion_records import LayerView
+from memhall.governance.views import EntryView, View
 from memhall.policies.model import Action, ResourceType
 
 #: what `--as-of` takes: a time (what was recorded by then) or a log position
@@ -395,3 +396,42 @@ def beliefs(hall: Hall, actor: str, domain: str, *, holder: str | None = None,
                 break
     return BeliefsView(domain=stream.name, holder=who, as_of=cut.at, as_of_position=cut.position,
                        beliefs=views)
+
+
+LAYER_EVENTS = (PROMOTED, DEMOTED, "memhall.Entry.Superseded", "memhall.Entry.Retired",
+                "memhall.Entry.OpenLoopClosed")
+
+
+def ratified_as_of(hall: Hall, actor: str, domain: str, layer: str, as_of: AsOfArg) -> LayerView:
+    """`knowledge` / `canon --as-of`: what was ratified at `layer` in the log as it stood
+    then (promotions and demotions, supersedes and retirements counted up to the cut)."""
+    stream, _ = hall.ask(actor, Action.READ, domain)
+    with hall.store.read() as conn:
+        cut = resolve_cut(conn, stream, as_of, hall.clock())
+        db = raw(conn)
+        cursor = db.cursor()
+        topics = ", ".join(f"'{t}'" for t in LAYER_EVENTS)
+        cursor.execute(f"SELECT id, originator_id, topic, state FROM {stream.tables.events_name} "
+                       f"WHERE topic IN ({topics}) ORDER BY id")
+        layer_at: dict[str, str] = {}
+        gone: set[str] = set()
+        for position, originator, topic, data in cursor.fetchall():
+            state = orjson.loads(data)
+            if not cut.counts(from_iso(iso(state["timestamp"])), int(position)):
+                continue
+            ident = str(UUID(bytes=bytes(originator)) if isinstance(originator, (bytes, memoryview))
+                        else originator)
+            if topic in (PROMOTED, DEMOTED):
+                layer_at[ident] = state["to_layer"]
+            else:
+                gone.add(ident)
+        ids = sorted(i for i, at in layer_at.items() if at == layer and i not in gone)
+        x = stream.tables.entries
+        rows = conn.execute(select(x).where(x.c.id.in_(ids))).all() if ids else []
+    found = [EntryView.from_row(stream.name, r).model_copy(update={"layer": layer}) for r in rows]
+    name = {"L3": "knowledge", "L4": "canon"}[layer]
+    when = f" as of {cut.at.isoformat()}" + (f" @{cut.position}" if cut.position is not None else "")
+    message = (f"{layer} {name} of {stream.name}{when}: {len(found)} ratified" if found
+               else f"{layer} unavailable{when}: nothing ratified in {stream.name}")
+    return LayerView(domain=stream.name, layer=layer, available=bool(found), message=message,
+                     entries=found)

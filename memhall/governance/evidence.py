@@ -18,13 +18,14 @@ from sqlalchemy import Connection, select
 from memhall.domains.belief import AsOf, Evidence, EvidenceKind, SourceCorrected, fold, weigh
 from memhall.domains.belief import source_corrected as caught_out
 from memhall.domains.belief.hearsay import NEUTRAL_TRUST
-from memhall.domains.entry import Entry, EntryDraft
+from memhall.domains.entry import Entry, EntryDraft, draft
 from memhall.domains.errors import InvalidValueError
 from memhall.domains.evidence import Evidence as EvidenceRecord
 from memhall.domains.evidence import Outcome, Rescored, Via
 from memhall.domains.opinion import SubjectiveClaim
 from memhall.domains.values import SourceKind, clean_text, principal_name
 from memhall.governance.beliefs import Facts, claim_entry, facts
+from memhall.governance.exposure import KnowsRoles
 from memhall.governance.hall import Hall
 from memhall.governance.store import raw
 from memhall.governance.streams import DomainStream
@@ -114,12 +115,40 @@ def weigh_in(hall: Hall, conn: Connection, stream: DomainStream, claim_of: str, 
                             from_agent=from_agent, ref=ref, text=text, occurred_at=at, via=via,
                             entry_id=entry_id, outcome=outcome, rescored=tuple(rescored),
                             actor=actor, rule=rule)
+    loop = (_demotion_loop(hall, conn, stream, fact, weighed.belief.layer.value, position,
+                           actor=actor, rule=rule)
+            if weighed.nominate_demotion else None)
     result = EvidenceResult(
         evidence_id=str(record.id), claim_entry=fact.entry_id, claim_root=fact.claim.claim_root,
         position=position, revision=outcome.revision, state=outcome.state,
         confidence=outcome.confidence, subject=outcome.subject, contested=outcome.contested,
         trust_changed=[f"{c.observer}: {c.statement}" for c in trust_claims], rescored=rescored)
-    return [record, *trust_claims], result
+    return [record, *trust_claims, *([loop] if loop else [])], result
+
+
+#: the idempotency-key prefix of the open loop that asks the owner whether to demote
+CONTESTED = "contested:"
+
+
+def _demotion_loop(hall: Hall, conn: Connection, stream: DomainStream, fact: Facts, layer: str,
+                   position: int, *, actor: str, rule: str) -> Entry | None:
+    """Contested ratified knowledge asks its owner whether to demote it: one open loop,
+    pointing at the claim, while none is open (evidence never rewrites L3/L4 itself)."""
+    x = stream.tables.entries
+    key = f"{CONTESTED}{fact.entry_id}:"
+    if conn.execute(select(x.c.id).where(x.c.idempotency_key.like(f"{key}%"),
+                                         x.c.status == "active").limit(1)).first():
+        return None
+    owners: tuple[str, ...] = ()
+    if isinstance(hall.gate, KnowsRoles):
+        owners = tuple(p for p in hall.gate.principals
+                       if "ratify_owner" in hall.gate.roles_of(p, stream.name))
+    loop = draft(layer="L1", kind="open-loop", pointers=(fact.entry_id,), addressees=owners,
+                 text=f"demotion nominated: {layer} claim {fact.entry_id} is "
+                      f"contested by evidence @{position}; the ratify owner may demote it",
+                 idempotency_key=f"{key}{position}")
+    return Entry.write(stream.name, loop, actor=actor, rule=rule,
+                       implanted=hall.implanted_confidence)
 
 
 def record(hall: Hall, actor: str, domain: str, claim: UUID, kind: EvidenceKind, *,

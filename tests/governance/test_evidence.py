@@ -156,3 +156,46 @@ def test_beliefs_and_their_read_models_are_the_same_after_a_rebuild(hall: Hall) 
 
     assert before == after
     assert all(r.ok for r in verify_read_models(hall.streams))
+
+
+def ratify_to_l3(hall: Hall, text: str) -> UUID:
+    from memhall.domains.values import Layer
+    from memhall.governance import promotions
+
+    entry = UUID(hall.write("codex", "company", draft(layer="L2", kind="claim", text=text)).entry_id)
+    nomination = promotions.nominate(hall, "claude", "company", entry, Layer.L3, "held for a quarter")
+    promotions.ratify(hall, "maki", "company", nomination.id)
+    return entry
+
+
+def test_evidence_contests_ratified_knowledge_without_rewriting_it_and_asks_the_owner(hall: Hall) -> None:
+    from memhall.governance import history
+
+    known = ratify_to_l3(hall, "deploys go out on tuesdays")
+
+    first = evidence.record(hall, "maki", "company", known, CON, text="deployed on a monday")
+    evidence.record(hall, "maki", "company", known, CON, text="and again on a monday")
+
+    shown = history.show(hall, "claude", "company", known)
+    loops = [e for e in history.log(hall, "claude", "company", limit=20)
+             if e.topic == "memhall.Entry.Written" and e.data["kind"] == "open-loop"]
+    assert (first.state, first.contested) == ("doubtful", True)
+    assert (shown.entry.text, shown.entry.layer, shown.entry.state) == (
+        "deploys go out on tuesdays", "L3", "doubtful")
+    assert len(loops) == 1 and loops[0].data["pointers"] == [str(known)]
+    assert loops[0].data["addressees"] == ["maki"]
+
+
+def test_knowledge_as_of_an_earlier_position_shows_what_was_ratified_then(hall: Hall) -> None:
+    from memhall.domains.values import Layer
+    from memhall.governance import promotions
+
+    known = ratify_to_l3(hall, "deploys go out on tuesdays")
+    before = beliefs.cut_of(hall, "company", None)
+    promotions.demote(hall, "maki", "company", known, Layer.L2, "contested")
+
+    then = beliefs.ratified_as_of(hall, "claude", "company", "L3", before.at)
+    now = beliefs.ratified_as_of(hall, "claude", "company", "L3", None)
+
+    assert [e.id for e in then.entries] == [str(known)]
+    assert not now.available and now.message.startswith("L3 unavailable")
