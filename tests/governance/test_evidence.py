@@ -199,3 +199,16 @@ def test_knowledge_as_of_an_earlier_position_shows_what_was_ratified_then(hall: 
 
     assert [e.id for e in then.entries] == [str(known)]
     assert not now.available and now.message.startswith("L3 unavailable")
+
+
+def test_a_corrected_claim_is_still_served_as_written_with_its_state(hall: Hall) -> None:
+    from memhall.ledgers.materialize import materialize
+
+    claim = rumour(hall)
+    evidence.record(hall, "maki", "company", claim, CON, text="no backup job")
+    evidence.record(hall, "maki", "company", claim, CON, text="weekly backups")
+
+    done = materialize(hall, "claude", "company", seat="gemini", task="is the NAS backed up")
+
+    served = [c for c in done.ledgers.b if c.id == str(claim)]
+    assert [(c.text, c.state) for c in served] in ([], [("the NAS is backed up nightly", "corrected")])

@@ -1,9 +1,10 @@
 """Evidence on claim roots: one row per piece, and what it did to the hall's belief.
 
-The claim's entry row carries the hall's belief as the evidence left it (state,
-confidence; after a correction the new subject and the interpretation that
-records it); a correction's re-scored hearsay moves those claims' confidence.
-Aging is applied at read time, never stored.
+The claim's entry row carries the hall's belief state and confidence as the
+evidence left it; its text stays the entry's own (what was written: served
+items are checked against their events), and a correction's new subject is
+read from the belief (`show`, `beliefs`, `why`). A correction's re-scored
+hearsay moves those claims' confidence. Aging is applied at read time.
 """
 
 from __future__ import annotations
@@ -30,8 +31,6 @@ def _recorded(e: State, position: int) -> Iterable[Op]:
     })
     values: dict[str, object] = {"state": outcome["state"], "confidence": outcome["confidence"],
                                  "updated_at": at, "position": position}
-    if outcome["revision"] == "correct" and not outcome.get("contested"):
-        values.update(text=outcome["subject"], interpretation=outcome["interpretation"])
     yield Update("entries", e["claim_entry"], values)
     for moved in e.get("rescored") or ():
         yield Update("entries", moved["entry_id"], {"confidence": moved["after"]})
