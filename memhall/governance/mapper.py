@@ -24,6 +24,7 @@ from memhall.domains import (  # noqa: F401 (registers every event topic)
     opinion,
     promotion,
     recall,
+    relationship,
     records,
     request,
     session,

@@ -124,6 +124,7 @@ class DomainTables:
         self.lived = _table(schema.LIVED, self.prefix, md)
         self.opinions = _table(schema.OPINIONS, self.prefix, md)
         self.evidence = _table(schema.EVIDENCE, self.prefix, md)
+        self.relationships = _table(schema.RELATIONSHIPS, self.prefix, md)
         self.threads = _table(schema.THREADS, self.prefix, md)
         # The hash chain is not a projection: it is never rebuilt from the log.
         self.chain = Table(
@@ -138,7 +139,8 @@ class DomainTables:
         """Read models that `rebuild` may drop and replay (never the chain)."""
         return (self.entries, self.sessions, self.promotions, self.requests,
                 self.materializations, self.audit, self.exposure, self.encodings, self.nudges,
-                self.lived, self.opinions, self.evidence, self.threads)
+                self.lived, self.opinions, self.evidence, self.threads,
+                self.relationships)
 
 
 @cache

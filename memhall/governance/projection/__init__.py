@@ -11,6 +11,7 @@ from memhall.governance.projection import (  # noqa: F401 (each registers its ha
     exposure,
     opinions,
     promotions,
+    relationships,
     requests,
     sessions,
     threads,

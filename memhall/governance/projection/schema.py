@@ -170,6 +170,18 @@ EVIDENCE = TableSpec("evidence", "id", (
     ("evidence_actor", ("actor", "position"), False),
 ))
 
+#: relationships between two entities (issue 12 §3): objective, public or private to a
+#: perspective, with evidence ids; `history` is every version (recorded, revised, ended)
+RELATIONSHIPS = TableSpec("relationships", "id", (
+    _req("id"), _req("source"), _req("target"), _req("kind"), _req("visibility"), Col("perspective"),
+    _req("evidence", JSON), _req("note"), _req("version", INT), _req("active", BOOL),
+    _req("history", JSON), _req("occurred_at", TIME), _req("created_at", TIME), _req("updated_at", TIME),
+    _req("position", POSITION),
+), (
+    ("relationships_source", ("source", "active"), False),
+    ("relationships_target", ("target", "active"), False),
+))
+
 #: the threads entries continue (`--thread`, else the first topic, else `@author`): one row
 #: each, newest write last, so a handoff finds the open threads without scanning entries
 THREADS = TableSpec("threads", "thread", (
@@ -179,7 +191,7 @@ THREADS = TableSpec("threads", "thread", (
 
 #: every read model `rebuild` may drop and replay, and `audit verify` recomputes
 READ_MODELS: tuple[TableSpec, ...] = (ENTRIES, SESSIONS, PROMOTIONS, REQUESTS, MATERIALIZATIONS, AUDIT,
-                                      EXPOSURE, ENCODINGS, NUDGES, LIVED, OPINIONS, EVIDENCE,
+                                      EXPOSURE, ENCODINGS, NUDGES, LIVED, OPINIONS, EVIDENCE, RELATIONSHIPS,
                                       THREADS)
 BY_SUFFIX = {spec.suffix: spec for spec in (*READ_MODELS, SEARCH)}
 

@@ -49,8 +49,10 @@ def gather(reader: Reader, query: Query, *, embedder: Embedder | None = None,
                if c.id not in listed]
     pool.add(recent_event.NAME, recent)
     pool.add(active_intent.NAME, active_intent.find(reader, query))
-    pool.add(relationship_evidence.NAME, relationship_evidence.find(reader, entities))
-    pool.add(portrait_evidence.NAME, portrait_evidence.find(reader, entities))
+    # a relationship or an opinion may name an entity no memory is tagged with yet
+    named = {**{t: 1.0 for t in query.terms}, **entities}
+    pool.add(relationship_evidence.NAME, relationship_evidence.find(reader, named))
+    pool.add(portrait_evidence.NAME, portrait_evidence.find(reader, named))
     if embedder is not None:
         pool.add(embedding_match.NAME, embedding_match.find(embedder, query.text, list(pool.candidates.values())))
     if conflicts:

@@ -27,7 +27,7 @@ from memhall.ledgers.budget import fact_tokens
 from memhall.ledgers.recall import abstention, fusion
 from memhall.ledgers.recall.embedding_match import Embedder
 from memhall.ledgers.recall.gather import gather
-from memhall.ledgers.recall.pool import Reader, position, position_at
+from memhall.ledgers.recall.pool import Reader, newest, position_at
 from memhall.ledgers.recall.query import Query
 from memhall.policies.model import Action
 
@@ -117,7 +117,7 @@ def recall(hall: Hall, actor: str, domain: str, query: str, *, tags: Tags | None
     with store.read() as conn:
         if store.dialect != "sqlite":
             conn = conn.execution_options(isolation_level="REPEATABLE READ")
-        at = position(conn, stream) if as_of is None else position_at(conn, stream, as_of)
+        at = newest(conn, stream) if as_of is None else position_at(conn, stream, as_of)
         reader = Reader(conn, stream, store.dialect, observer, scope.whole, at)
         pool = gather(reader, asked, embedder=embedder)
         # The dynamics weigh the preconscious pool only (the relevant candidates a first

@@ -194,12 +194,21 @@ class Pool:
 
 
 def position(conn: Connection, stream: DomainStream) -> int:
-    """The newest event that changed an entry or who holds one: the ledgers read
-    nothing else, so a materialization's own record (or a refusal) does not move it."""
+    """The newest event that changed what a materialization reads (entries, relationships,
+    subjective claims): its own record (or a refusal) does not move it, so a re-run with
+    nothing new written reads the same position and prints the same bytes."""
     row = conn.execute(text(
         f"SELECT id FROM {stream.tables.events_name} WHERE topic LIKE 'memhall.Entry.%' "
+        "OR topic LIKE 'memhall.Relationship.%' OR topic LIKE 'memhall.SubjectiveClaim.%' "
         "ORDER BY id DESC LIMIT 1")).first()
     return int(row[0]) if row else 0
+
+
+def newest(conn: Connection, stream: DomainStream) -> int:
+    """The newest event of the domain: a recall reads everything up to it (exposure moves
+    with materializations, handoffs and recalls too)."""
+    row = conn.execute(text(f"SELECT max(id) FROM {stream.tables.events_name}")).first()
+    return int(row[0]) if row and row[0] is not None else 0
 
 
 def position_at(conn: Connection, stream: DomainStream, moment: datetime) -> int:
