@@ -91,7 +91,7 @@ class App:
                 except MemhallError:
                     store.dispose()
                     raise
-            self._hall = Hall(store, gate)
+            self._hall = Hall(store, gate, warn=note)
         return self._hall
 
     def resolve(self, kind: ids.IdKind, text: str, *, must_exist: bool = True) -> UUID:

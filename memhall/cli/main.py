@@ -233,6 +233,7 @@ COMMANDS = {
     "pending": "memhall.cli.ledgers:pending",
     "answer": "memhall.cli.ledgers:answer",
     "keys": "memhall.cli.keys:keys",
+    "chair": "memhall.cli.chair:chair",
     "consolidate": "memhall.cli.dynamics:consolidate",
     "wander": "memhall.cli.dynamics:wander",
     "graph": "memhall.cli.dynamics:graph",

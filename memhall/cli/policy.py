@@ -11,10 +11,12 @@ from typing import Any, TypeVar
 
 import click
 
-from memhall.cli.context import ID, App
+from memhall.cli.context import ID, App, note
 from memhall.cli.options import KINDS, LAYERS
+from memhall.cli.signing import signing_options, use_signer
 from memhall.domains.errors import InvalidValueError, MemhallError
-from memhall.policies.diff import diff_against_git
+from memhall.policies.diff import PolicyDiff, diff_against_git
+from memhall.governance.tables import SYSTEM
 from memhall.policies.engine import PolicySet
 from memhall.policies.model import Action, PolicyRequest, ResourceType
 from memhall.policies.review import check as check_policy
@@ -100,21 +102,92 @@ def check(ctx: click.Context, directory: Path | None, require_coverage: bool, as
 
 
 @policy.command()
-@click.option("--base", "base", required=True, metavar="REV", help="Git revision to compare against.")
+@click.option("--base", "base", metavar="REV", help="Git revision to compare against.")
+@click.option("--adopted", is_flag=True,
+              help="Compare with the policy adopted in the domain (--domain), else in the store.")
 @click.argument("directory", required=False, type=click.Path(path_type=Path, file_okay=False))
 @_json_flag
 @click.pass_context
-def diff(ctx: click.Context, base: str, directory: Path | None, as_json: bool) -> None:
-    """Show which principals gained or lost which permissions since REV (Markdown for a PR)."""
+def diff(ctx: click.Context, base: str | None, adopted: bool, directory: Path | None, as_json: bool) -> None:
+    """Show which principals gained or lost which permissions since REV, or since the adopted policy."""
+    if bool(base) == adopted:
+        raise click.UsageError("give exactly one of --base REV or --adopted")
     chosen = policy_dir(directory, _option(ctx))
-    if chosen is None:
-        raise click.UsageError("give the policy directory to diff (DIR, --policy or MEMHALL_POLICY)")
     try:
-        result = diff_against_git(base, chosen)
+        if adopted:
+            result = _diff_adopted(ctx, chosen)
+        else:
+            if chosen is None:
+                raise click.UsageError("give the policy directory to diff (DIR, --policy or MEMHALL_POLICY)")
+            result = diff_against_git(str(base), chosen)
     except MemhallError as error:
         _fail(error)
         return
     click.echo(result.to_json() if _wants_json(ctx, as_json) else result.markdown(), nl=False)
+
+
+def _diff_adopted(ctx: click.Context, chosen: Path | None) -> PolicyDiff:
+    from memhall.governance import charters
+    from memhall.policies.digest import digest_summary, policy_digest
+    from memhall.policies.diff import diff_sets
+
+    app = _app(ctx, chosen)
+    hall = app.hall
+    domain = app.domain_arg or app.defaults.domain
+    stream = hall.streams.system() if not domain else hall.stream(domain, actor=app.actor, action=Action.READ)
+    current = PolicySet.load(chosen)
+    charter = hall.seal.charter(stream) if hall.seal is not None else None
+    if charter is None:
+        raise InvalidValueError(f"nothing is adopted in {stream.name} yet: its first write adopts the policy "
+                                "in force (trust on first use)")
+    note(f"adopted in {'the store' if stream.name == SYSTEM else stream.name}: {digest_summary(charter.digest)} (from {charter.source}); "
+         f"on disk: {digest_summary(policy_digest(current.source))}")
+    return diff_sets(charters.adopted_policy(charter), current)
+
+
+def _app(ctx: click.Context, chosen: Path | None) -> App:
+    """The root's App, its policy folder set to the one this command reviews."""
+    app = ctx.find_object(App)
+    if app is None:
+        raise click.UsageError("run this as `memhall policy ...`")
+    if chosen is not None:
+        app.policy_arg = str(chosen)
+    return app
+
+
+@policy.command()
+@click.option("--domain", "domain", default=None, metavar="NAME",
+              help="Adopt in this domain only (default: the store and every domain you own).")
+@signing_options
+@_json_flag
+@click.pass_context
+def adopt(ctx: click.Context, domain: str | None, key: Path | None, ssh_keygen: bool, as_json: bool) -> None:
+    """Bind domains to the policy on disk (owners only, decided under the policy adopted before).
+
+    Records Policy.Adopted in each domain: the policy's digest, its folder and
+    the `policy diff` against the previous adopted policy. Until a domain's
+    owner adopts a changed policy folder, every write in that domain is refused."""
+    from memhall.governance import charters
+
+    app = _app(ctx, policy_dir(None, _option(ctx)))
+    hall = app.hall
+    use_signer(app, key, ssh_keygen)
+    name = domain or app.domain_arg
+    if name:
+        done = [charters.adopt(hall, app.actor, name)]
+    else:
+        done = [charters.adopt(hall, app.actor, None)]
+        done += [charters.adopt(hall, app.actor, owned) for owned in charters.owned_domains(hall, app.actor)]
+    if _wants_json(ctx, as_json):
+        click.echo(json.dumps([vars(a) for a in done], indent=2))
+        return
+    for a in done:
+        if not a.changed:
+            click.echo(a.summary)
+        else:
+            where = "the store" if a.domain == SYSTEM else a.domain
+            click.echo(f"adopted policy {a.digest[:12]} in {where}"
+                       + (f" (was {a.previous[:12]})" if a.previous else "") + f": {a.summary}")
 
 
 @policy.command()

@@ -4,12 +4,14 @@ withdraw, demote, and the listings promotions, knowledge (L3) and canon (L4)."""
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 
 import click
 
 from memhall.cli.context import ID, App, emit, json_option
-from memhall.cli.render import state_label
 from memhall.cli.options import LAYERS, as_of_option, layers
+from memhall.cli.render import state_label
+from memhall.cli.signing import signing_options, use_signer
 from memhall.cli.table import listing
 from memhall.domains.errors import InvalidValueError, NotFoundError
 from memhall.domains.values import Layer
@@ -109,9 +111,11 @@ def dissent(app: App, promotion_id: str, position: str, reason: str) -> None:
 @click.command()
 @click.argument("promotion_id", type=ID)
 @json_option
+@signing_options
 @pass_app
-def ratify(app: App, promotion_id: str) -> None:
-    """Ratify PROMOTION_ID into its target layer (ratify owner only)."""
+def ratify(app: App, promotion_id: str, key: Path | None, ssh_keygen: bool) -> None:
+    """Ratify PROMOTION_ID into its target layer (ratify owner only; signed once the owner has a key)."""
+    use_signer(app, key, ssh_keygen)
     p = use.ratify(app.hall, app.actor, app.domain, app.resolve(IdKind.PROMOTION, promotion_id))
     emit(app, {"promotion_id": str(p.id), "entry_id": str(p.entry_id), "layer": p.to_layer.value},
          lambda: f"ratified: entry {p.entry_id} is now [{p.to_layer.value}] "
@@ -122,9 +126,11 @@ def ratify(app: App, promotion_id: str) -> None:
 @click.argument("promotion_id", type=ID)
 @click.option("--reason", required=True)
 @json_option
+@signing_options
 @pass_app
-def reject(app: App, promotion_id: str, reason: str) -> None:
-    """Reject PROMOTION_ID (ratify owner only)."""
+def reject(app: App, promotion_id: str, reason: str, key: Path | None, ssh_keygen: bool) -> None:
+    """Reject PROMOTION_ID (ratify owner only; signed once the owner has a key)."""
+    use_signer(app, key, ssh_keygen)
     p = use.reject(app.hall, app.actor, app.domain, app.resolve(IdKind.PROMOTION, promotion_id), reason)
     emit(app, {"promotion_id": str(p.id), "status": p.status.value}, lambda: f"rejected promotion {p.id}")
 
@@ -146,9 +152,11 @@ def withdraw(app: App, promotion_id: str, reason: str) -> None:
               help="One layer down: L3 (from L4) or L2 (from L3).")
 @click.option("--reason", required=True)
 @json_option
+@signing_options
 @pass_app
-def demote(app: App, entry_id: str, to_layer: str, reason: str) -> None:
-    """Demote ENTRY_ID one layer (governed and audited like promotion)."""
+def demote(app: App, entry_id: str, to_layer: str, reason: str, key: Path | None, ssh_keygen: bool) -> None:
+    """Demote ENTRY_ID one layer (governed and audited like promotion; signed once the owner has a key)."""
+    use_signer(app, key, ssh_keygen)
     entry = use.demote(app.hall, app.actor, app.domain, app.resolve(IdKind.ENTRY, entry_id),
                        _layer(to_layer), reason)
     emit(app, {"entry_id": str(entry.id), "layer": entry.layer.value},

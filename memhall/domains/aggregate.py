@@ -26,6 +26,10 @@ class DomainEvent(BaseModel):
     timestamp: datetime
     actor: str
     rule: str
+    #: the digest of the adopted policy the event was decided under ("" before adoption existed)
+    policy: str = ""
+    #: a human's SSH signature (sshsig, namespace memhall) over the event, when the act needs one
+    signature: str = ""
 
 
 class Aggregate(BaseAggregate):

@@ -9,6 +9,7 @@ refused action stays in the log.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -41,9 +42,11 @@ from memhall.governance.encodings import default_encoder, encoded
 from memhall.governance.facts import draft_facts, entry_facts, write_action
 from memhall.governance.gate import NO_RULE, Gate, Refused, decide_all, denial
 from memhall.governance.requests import unresolved_pending
+from memhall.governance.seal import POLICY_NOT_ADOPTED, Seal, not_adopted_message
 from memhall.governance.store import Store
 from memhall.governance.streams import DomainStream, Streams
 from memhall.governance.views import WriteResult
+from memhall.policies.files import PolicySource
 from memhall.policies.model import Action, Decision, PolicyRequest, ResourceType
 
 T = TypeVar("T")
@@ -83,14 +86,20 @@ class Hall:
         implanted_confidence: int = DEFAULT_IMPLANTED_CONFIDENCE,
         clock: Callable[[], datetime] | None = None,
         encoder: Encoder | None = None,
+        warn: Callable[[str], None] | None = None,
     ) -> None:
         self.store = store
         #: what each new entry is encoded with (emotion, entities), recorded in its event
         self.encoder = encoder or default_encoder()
         self.gate = gate
-        self.streams = Streams(store)
+        source = getattr(gate, "source", None)
+        #: the policy in force, pinned to each domain's adopted one (None for a gate without files)
+        self.seal = Seal(source) if isinstance(source, PolicySource) else None
+        self.streams = Streams(store, self.seal)
         self.implanted_confidence = implanted_confidence
         self.clock = clock or (lambda: datetime.now(timezone.utc))
+        #: how the hall tells the person at the terminal something that is not an error
+        self.warn = warn or (lambda message: print(message, file=sys.stderr))
 
     # -- transactions and policy -------------------------------------------------
 
@@ -122,10 +131,32 @@ class Hall:
     def authorize(
         self, session: Connection, stream: DomainStream, request: PolicyRequest
     ) -> Decision:
-        decision = self.gate.decide(request)
+        self.require_adopted(session, stream, request)
+        decision = self.decide(stream, request)
         if not decision.allowed:
             self.refuse(session, stream, request, denial(decision), rule=decision.rule_id)
         return decision
+
+    def decide(self, stream: DomainStream, request: PolicyRequest) -> Decision:
+        """The policy's answer; a backup system chair holding the chair by handover decides as chair."""
+        acting = self.seal.acting_chair(self.gate, stream, request) if self.seal is not None else None
+        return acting or self.gate.decide(request)
+
+    def require_adopted(self, session: Connection, stream: DomainStream, request: PolicyRequest) -> None:
+        """Fail closed: a write decided under a policy its owner has not adopted is refused
+        (the seal refuses it again at save, whatever the use case)."""
+        adopted = self.seal.differs(stream) if self.seal is not None else ""
+        if adopted:
+            self.refuse(session, stream, request, RefusedError(
+                not_adopted_message(adopted), rule=POLICY_NOT_ADOPTED, domain=stream.name), rule=POLICY_NOT_ADOPTED)
+
+    def unadopted_read(self, stream: DomainStream) -> bool:
+        """Reads still work under a policy not adopted; they record nothing and say so."""
+        adopted = self.seal.differs(stream) if self.seal is not None else ""
+        if adopted:
+            self.warn(f"warning: {not_adopted_message(adopted)} (this read is decided under the policy on "
+                      "disk and records nothing)")
+        return bool(adopted)
 
     def refuse(
         self,
@@ -157,7 +188,8 @@ class Hall:
             error = RefusedError(str(error), rule=rule, domain=stream.name)
         raise Refused(error)
 
-    def _record_system_refusal(self, actor: str, action: Action, domain: str, reason: str) -> None:
+    def _record_system_refusal(self, actor: str, action: Action, domain: str, reason: str, *,
+                               rule: str = "unknown-domain") -> None:
         system = self.streams.system()
         refusal = Refusal(
             action=action.value,
@@ -166,7 +198,7 @@ class Hall:
             layer="",
             reason=reason,
             actor=actor,
-            rule="unknown-domain",
+            rule=rule,
         )
         with self.store.write() as session:
             system.save(session, refusal)
@@ -182,8 +214,11 @@ class Hall:
             resource_type=facts.pop("resource_type", ResourceType.DOMAIN),
             **facts,
         )
-        decision = self.gate.decide(request)
+        unadopted = self.unadopted_read(stream)
+        decision = self.decide(stream, request)
         if not decision.allowed:
+            if unadopted:
+                raise denial(decision)
             with self.writing(stream) as session:
                 self.refuse(session, stream, request, denial(decision), rule=decision.rule_id)
         return stream, decision
@@ -197,10 +232,20 @@ class Hall:
             principal=actor, action=Action.DOMAIN_CREATE, domain=name,
             resource_type=ResourceType.DOMAIN, resource_id=name,
         )
+        system = self.streams.system()
+        adopted = self.seal.differs(system) if self.seal is not None else ""
+        if adopted:
+            message = not_adopted_message(adopted)
+            self._record_system_refusal(actor, Action.DOMAIN_CREATE, name, message, rule=POLICY_NOT_ADOPTED)
+            raise RefusedError(message, rule=POLICY_NOT_ADOPTED, domain=name)
         decision = self.gate.decide(request)
         if not decision.allowed:
             self._record_system_refusal(actor, Action.DOMAIN_CREATE, name, str(denial(decision)))
             raise denial(decision)
+        if self.seal is not None and not self.seal.adopted(system):
+            from memhall.governance.charters import first_adoption
+
+            first_adoption(self, system, actor)
         if self.streams.exists(name):
             raise DomainExistsError(name)
         stream = self.streams.prepare(name)

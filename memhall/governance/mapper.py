@@ -18,6 +18,7 @@ from eventsourcing.utils import get_topic, resolve_topic
 from pydantic import BaseModel
 
 from memhall.domains import (  # noqa: F401 (registers every event topic)
+    charter,
     entry,
     evidence,
     materialization,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime, timezone
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from uuid import UUID, uuid4
 
 from eventsourcing.persistence import StoredEvent
@@ -30,6 +30,9 @@ from memhall.governance.tables import (
     tables_for,
 )
 
+if TYPE_CHECKING:
+    from memhall.governance.seal import Seal
+
 A = TypeVar("A", bound=Aggregate)
 
 #: keys per IN (...) lookup
@@ -39,8 +42,10 @@ _CHUNK = 500
 class DomainStream:
     """Everything of one domain's stream within one store."""
 
-    def __init__(self, store: Store, name: str, mapper: PydanticMapper) -> None:
+    def __init__(self, store: Store, name: str, mapper: PydanticMapper, seal: Seal | None = None) -> None:
         self.name = name
+        #: stamps the adopted policy's digest on every event and signs human acts (None: unsealed)
+        self.seal = seal
         self.store = store
         self.tables: DomainTables = tables_for(name)
         self.journal = Journal(name, store.dialect)
@@ -102,6 +107,8 @@ class DomainStream:
             for event in aggregate.collect_events():
                 topic, state, data = self.mapper.encode(event)
                 new.append(NewEvent(event.originator_id, event.originator_version, topic, state, data))
+        if self.seal is not None:
+            new = self.seal.seal(conn, self, new)
         return self.journal.append(raw(conn), new)
 
     def live_entries(self, conn: Connection, dedup_keys: Iterable[str]) -> dict[str, str]:
@@ -151,8 +158,9 @@ class DomainStream:
 class Streams:
     """The registry of domains in a store, and their streams."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, seal: Seal | None = None) -> None:
         self.store = store
+        self.seal = seal
         self.mapper = new_mapper()
         self._streams: dict[str, DomainStream] = {}
         self._known: set[str] = set()
@@ -178,7 +186,7 @@ class Streams:
     def _stream(self, name: str) -> DomainStream:
         stream = self._streams.get(name)
         if stream is None:
-            stream = self._streams[name] = DomainStream(self.store, name, self.mapper)
+            stream = self._streams[name] = DomainStream(self.store, name, self.mapper, self.seal)
         return stream
 
     def names(self) -> list[str]:

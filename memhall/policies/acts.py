@@ -54,3 +54,29 @@ def _value(name: str, value: object) -> str:
         return str(value)
     raise InvalidValueError(f"act field {name!r}: {type(value).__name__} values cannot be signed "
                             "(only strings, integers and null)")
+
+
+#: the state fields a signature never covers: the signature itself
+UNSIGNED_FIELDS = frozenset({"signature"})
+
+
+def event_act(stream: str, topic: str, state: Mapping[str, object]) -> bytes:
+    """The canonical bytes of one stored event, as a human's signature covers them.
+
+    Every field of the event's state (its id, version, time, actor, rule and
+    policy digest included) as `event.NAME`, next to the stream and topic. A
+    value that is not a string, an integer or null (a flag, a list, a mapping)
+    is carried as its canonical JSON text: the topic fixes each field's type,
+    so this stays unambiguous.
+    """
+    fields: dict[str, str | int | None] = {"stream": stream, "topic": topic}
+    for name, value in state.items():
+        if name in UNSIGNED_FIELDS:
+            continue
+        if value is None or isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)
+                                                       and abs(value) <= MAX_EXACT_INTEGER):
+            fields[f"event.{name}"] = value
+        else:
+            fields[f"event.{name}"] = json.dumps(value, sort_keys=True, separators=(",", ":"),
+                                                 ensure_ascii=False)
+    return canonical_act(fields)

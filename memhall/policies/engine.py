@@ -57,7 +57,11 @@ class PolicySet:
     @classmethod
     def load(cls, directory: Path | None = None) -> PolicySet:
         """Load a policy directory; None loads the defaults shipped with memhall."""
-        source = read_policy_dir(directory)
+        return cls.from_source(read_policy_dir(directory))
+
+    @classmethod
+    def from_source(cls, source: PolicySource) -> PolicySet:
+        """Load a policy directory already read (from disk, or from an adoption in the log)."""
         schema = load_schema(source.schema)
         cedar, rules = compile_rules(schema, source.schema, source.rules)
         return cls(source, schema, cedar, rules, load_roles(source.roles),

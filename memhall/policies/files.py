@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from importlib.resources import files
 from importlib.resources.abc import Traversable
@@ -95,32 +95,36 @@ def read_policy_dir(directory: Path | Traversable | None) -> PolicySource:
     root = packaged_defaults() if directory is None else directory
     if not root.is_dir():
         raise PolicyConfigError(f"{root}: no such policy directory")
-    found = sorted(_walk(root, ""), key=lambda item: item[0])
-    entries = {path: entry for path, entry, _ in found}
-    data = {path: blob for path, _, blob in found}
-    top = [path for path in entries if "/" not in path]
+    return policy_source(str(root), {path: blob for path, _, blob in _walk(root, "")})
+
+
+def policy_source(root: str, files: Mapping[str, bytes]) -> PolicySource:
+    """A policy directory from its files (path inside it -> bytes): read from
+    disk, or as an adoption recorded them in the log."""
+    found = sorted(files.items())
+    top = [path for path, _ in found if "/" not in path]
     for required in (SCHEMA_FILE, ROLES_FILE):
-        if required not in entries:
+        if required not in files:
             raise PolicyConfigError(f"{root}: missing {required}")
 
     def text(path: str) -> SourceFile:
-        return _text(str(entries[path]), data[path])
+        return _text(f"{root}/{path}", files[path])
 
     rules = tuple(text(path) for path in top if path.endswith(".cedar"))
     if not rules:
         raise PolicyConfigError(f"{root}: no *.cedar rule files")
     tests = tuple(
-        text(path) for path in entries
+        text(path) for path, _ in found
         if path.startswith(f"{TESTS_DIR}/") and path.count("/") == 1 and path.endswith(".yaml")
     )
     return PolicySource(
-        root=str(root),
+        root=root,
         schema=text(SCHEMA_FILE),
         rules=rules,
         roles=text(ROLES_FILE),
         tests=tests,
-        files=tuple(PolicyFile(path=path, data=blob) for path, _, blob in found),
-        allowed_signers=text(ALLOWED_SIGNERS_FILE) if ALLOWED_SIGNERS_FILE in entries else None,
+        files=tuple(PolicyFile(path=path, data=blob) for path, blob in found),
+        allowed_signers=text(ALLOWED_SIGNERS_FILE) if ALLOWED_SIGNERS_FILE in files else None,
     )
 
 

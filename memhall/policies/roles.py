@@ -33,6 +33,8 @@ class _DomainRoles(BaseModel):
     session_chair: list[str] = []
     seat: list[str] = []
     ratify_owner: list[str] = []
+    #: may act as system chair, but only while the ratify owner has handed the chair over
+    backup_system_chair: list[str] = []
 
 
 class _RolesFile(BaseModel):
@@ -50,6 +52,8 @@ class Roles:
     principals: Mapping[str, PrincipalType] = field(default_factory=dict)
     domains: tuple[str, ...] = ()
     bindings: Mapping[tuple[str, str], frozenset[Role]] = field(default_factory=dict)
+    #: domain -> who may take over its system chair by a handover (not a role until then)
+    backups: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def of(self, principal: str, domain: str) -> frozenset[Role]:
         return self.bindings.get((principal, domain), frozenset())
@@ -84,10 +88,16 @@ def load_roles(file: SourceFile) -> Roles:
                         file, lines, loc, f"ratify_owner must be a human; {principal!r} is an {kind.value}"
                     )
                 bindings.setdefault((principal, domain), set()).add(role)
+        for index, principal in enumerate(holders.backup_system_chair):
+            if principal not in model.principals:
+                raise config_error(file, lines, ("roles", domain, "backup_system_chair", index),
+                                   f"principal {principal!r} is not declared under principals")
     return Roles(
         principals=dict(model.principals),
         domains=tuple(model.domains),
         bindings={key: frozenset(roles) for key, roles in bindings.items()},
+        backups={domain: tuple(holders.backup_system_chair) for domain, holders in model.roles.items()
+                 if holders.backup_system_chair},
     )
 
 

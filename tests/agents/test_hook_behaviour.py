@@ -9,6 +9,9 @@ import pytest
 import yaml
 
 from memhall.governance import sessions
+from memhall.governance.charters import adopt
+from memhall.governance.hall import Hall
+from memhall.policies.engine import PolicySet
 from tests.agents.conftest import Project, context_of
 
 
@@ -110,6 +113,7 @@ def test_a_refused_wrap_up_is_one_line_exit_0_and_recorded(project: Project) -> 
     roles["roles"]["company"]["session_chair"] = ["codex"]
     roles["roles"]["company"]["seat"] = ["gemini"]
     roles_file.write_text(yaml.safe_dump(roles))
+    adopt(Hall(project.hall.store, PolicySet.load(project.policy)), "maki", "company")
     start(project, "gemini")
 
     result = project.invoke("gemini", "session-end", project.payload("gemini", "session-end"))

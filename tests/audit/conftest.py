@@ -24,12 +24,13 @@ from memhall.governance.tables import SYSTEM, domains_table, tables_for
 from memhall.policies.engine import PolicySet
 
 #: company's positions in the recorded history
-OPENED, FIRST_WRITE, REFUSAL, LAST = 1, 2, 7, 9
+OPENED, CHARTER, FIRST_WRITE, REFUSAL, LAST = 1, 2, 3, 8, 10
 
 
 def record_history(hall: Hall) -> None:
-    """company: opened (1), five writes (2-6), a refusal (7), two writes (8-9);
-    family: opened and one write; the system stream: one refusal."""
+    """company: opened (1), its charter (2: the policy adopted on first use), five
+    writes (3-7), a refusal (8), two writes (9-10); family: opened, its charter and
+    one write; the system stream: its charter and one refusal."""
     for n in range(5):
         hall.write("codex", "company", draft(text=f"company fact number {n}", layer="L2"))
     with pytest.raises(PolicyDeniedError):

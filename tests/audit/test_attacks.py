@@ -173,7 +173,7 @@ ATTACKS = [
            LAST + 3, Problem.REWRITTEN),
     Attack("edit, then recompute the whole chain", edit_then_recompute_the_chain, "company", LAST,
            Problem.REWRITTEN),
-    Attack("drop a whole domain", drop_a_whole_domain, "family", 2, Problem.STREAM_MISSING),
+    Attack("drop a whole domain", drop_a_whole_domain, "family", 3, Problem.STREAM_MISSING),
 ]
 
 

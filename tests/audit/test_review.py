@@ -37,7 +37,7 @@ def reviewed(hall: Hall) -> Hall:
 def test_every_row_names_the_rule_that_decided_it(reviewed: Hall) -> None:
     found = rows(reviewed)
 
-    assert len(found) == 15
+    assert len(found) == 16  # the domain's opening, its charter (the policy adopted on first use), 12 writes, 2 refusals
     assert all(r.rule for r in found)
     assert {r.rule for r in found if r.decision == "refused"} == {"no-rule-permits"}
 
@@ -53,7 +53,7 @@ def test_time_bounds_keep_what_happened_between_them(reviewed: Hall) -> None:
     now = datetime.now(timezone.utc)
     today = now.date().isoformat()
 
-    assert len(rows(reviewed, Filters(since=review.moment(today), until=review.moment(today, end=True)))) == 15
+    assert len(rows(reviewed, Filters(since=review.moment(today), until=review.moment(today, end=True)))) == 16  # the domain's opening, its charter (the policy adopted on first use), 12 writes, 2 refusals
     assert rows(reviewed, Filters(since=now + timedelta(minutes=5))) == []
     assert rows(reviewed, Filters(until=now - timedelta(days=1))) == []
 
@@ -78,7 +78,7 @@ def test_rows_appended_later_never_reshuffle_a_sample(reviewed: Hall) -> None:
 def test_the_csv_export_has_a_header_and_one_line_per_row(reviewed: Hall) -> None:
     exported = list(csv.DictReader(io.StringIO(review.to_csv(rows(reviewed)))))
 
-    assert len(exported) == 15
+    assert len(exported) == 16  # the domain's opening, its charter (the policy adopted on first use), 12 writes, 2 refusals
     assert list(exported[0]) == list(review.COLUMNS)
     assert exported[-1]["decision"] == "refused" and exported[-1]["rule"] == "no-rule-permits"
 

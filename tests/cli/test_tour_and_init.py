@@ -67,7 +67,7 @@ def test_rebuild_replays_every_domain(memhall: Invoke) -> None:
 
     result = memhall("--json", "rebuild")
 
-    assert json.loads(result.stdout)["company"] == 2  # the domain opened, one entry written
+    assert json.loads(result.stdout)["company"] == 3  # the domain opened, its charter, one entry written
 
 
 def test_rebuild_brings_read_models_of_an_older_version_up_to_date(tmp_path: Path) -> None:

@@ -156,7 +156,7 @@ def test_the_log_pages_newest_first(hall: Hall) -> None:
 
     positions = [e.position for e in page + rest]
     assert positions == sorted(positions, reverse=True)
-    assert len(set(positions)) == len(positions) == 6  # the domain's opening + 5 notes
+    assert len(set(positions)) == len(positions) == 7  # the domain's opening, its charter, 5 notes
 
 
 def test_superseding_takes_the_old_state_out_of_handoff(hall: Hall) -> None:

@@ -100,7 +100,8 @@ def test_a_schema_missing_a_fact_the_engine_sends_is_refused(policy_dir: Path) -
 
 def test_an_unknown_role_in_roles_yaml_names_the_line(policy_dir: Path) -> None:
     roles = policy_dir / "roles.yaml"
-    edit(roles, "    seat: [gemini]\n  family", "    chairperson: [gemini]\n  family")
+    edit(roles, "    seat: [gemini]\n    backup_system_chair: [codex]\n  family",
+         "    chairperson: [gemini]\n    backup_system_chair: [codex]\n  family")
 
     message = load_error(policy_dir)
 

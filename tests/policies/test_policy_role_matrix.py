@@ -113,7 +113,7 @@ def test_roles_in_one_domain_grant_nothing_in_another(policy_dir: Path) -> None:
     roles = policy_dir / "roles.yaml"
     roles.write_text(roles.read_text().replace(
         "  family:\n    ratify_owner: [maki]\n    system_chair: [claude]\n"
-        "    session_chair: [codex]\n    seat: [gemini]\n", ""
+        "    session_chair: [codex]\n    seat: [gemini]\n    backup_system_chair: [codex]\n", ""
     ))
     policy_set = PolicySet.load(policy_dir)
     family = [r for r in matrix(policy_set, list(HOLDERS)) if r.domain == "family"]

@@ -5,6 +5,7 @@ SQLAlchemy: the fast handoff path writes through it too.
 """
 
 from memhall.governance.projection import (  # noqa: F401 (each registers its handlers)
+    charters,
     dynamics,
     entries,
     evidence,

@@ -49,6 +49,7 @@ Describe = Callable[[State], tuple[str, str]]
 
 _handlers: dict[str, list[Handler]] = {}
 _describe: dict[str, Describe] = {}
+_details: dict[str, Callable[[State], str]] = {}
 
 
 def projects(*topics: str) -> Callable[[Handler], Handler]:
@@ -68,6 +69,17 @@ def audits(*topics: str) -> Callable[[Describe], Describe]:
     def register(fn: Describe) -> Describe:
         for topic in topics:
             _describe[topic] = fn
+        return fn
+
+    return register
+
+
+def details(*topics: str) -> Callable[[Callable[[State], str]], Callable[[State], str]]:
+    """Register the detail an allowed event shows in the audit log (a refusal shows its reason)."""
+
+    def register(fn: Callable[[State], str]) -> Callable[[State], str]:
+        for topic in topics:
+            _details[topic] = fn
         return fn
 
     return register
@@ -93,11 +105,12 @@ def _audit_row(topic: str, state: State, position: int) -> Insert:
     describe = _describe.get(topic)
     action, layer = describe(state) if describe else (topic.rsplit(".", 1)[-1].lower(), "")
     refused = topic == REFUSAL
+    detail = _details.get(topic)
     return Insert("audit", {
         "position": position, "at": iso(state["timestamp"]), "actor": state["actor"],
         "action": action, "decision": "refused" if refused else "allowed", "rule": state["rule"],
         "resource_id": state["resource_id"] if refused else state["originator_id"],
-        "layer": layer, "topic": topic, "detail": state["reason"] if refused else "",
+        "layer": layer, "topic": topic, "detail": state["reason"] if refused else detail(state) if detail else "",
     })
 
 

@@ -1,0 +1,209 @@
+"""What every saved event carries: the adopted policy's digest, and a human's signature.
+
+The seal sits on the one save path (`DomainStream.save`). Before a domain's
+events are appended it reads the domain's charter from the log, in the same
+write transaction: the policy in force (on disk) must be the adopted one, or
+nothing but the refusal is written. A domain with no adoption yet adopts the
+policy in force there and then (trust on first use). Each event is stamped
+with the adopted digest; a human act of a principal who has a key in the
+adopted allowed_signers is signed, or refused.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from sqlalchemy import Connection
+
+from memhall.domains.charter import TRUST_ON_FIRST_USE, Charter, charter_id
+from memhall.domains.errors import NotFoundError, RefusedError, SignatureError, SigningKeyError
+from memhall.domains.moments import from_iso
+from memhall.domains.records import Refusal
+from memhall.governance.gate import Refused
+from memhall.governance.journal import NewEvent
+from memhall.policies.acts import event_act
+from memhall.policies.digest import digest_summary, policy_digest
+from memhall.policies.engine import PolicySet
+from memhall.policies.files import PolicySource
+from memhall.policies.model import Decision, PolicyRequest
+from memhall.policies.roles import Role
+from memhall.policies.signers import AllowedSigners
+from memhall.policies.signing import verify
+
+if TYPE_CHECKING:
+    from memhall.governance.streams import DomainStream
+
+#: a human's binding acts: once the human has a key, each carries a signature
+SIGNED_TOPICS = frozenset({
+    "memhall.Promotion.Ratified", "memhall.Promotion.Rejected", "memhall.Entry.Demoted",
+    "memhall.Policy.Adopted", "memhall.Chair.HandedOver", "memhall.Chair.HandedBack",
+})
+ADOPTED = "memhall.Policy.Adopted"
+#: a domain's first adoption (trust on first use) opens its charter
+OPENED = "memhall.Charter.Opened"
+REFUSAL = "memhall.Refusal.Recorded"
+#: the rules refusals by the seal are recorded under
+POLICY_NOT_ADOPTED = "policy-not-adopted"
+ACTS_ARE_SIGNED = "human-acts-are-signed"
+#: the action of an adoption in refusals and the audit log
+ADOPT_ACTION = "policy_adopt"
+
+#: signs the canonical bytes of an act; returns an armored sshsig signature
+Signer = Callable[[bytes], str]
+
+
+def not_adopted_message(adopted: str) -> str:
+    return (f"the policy on disk differs from the adopted policy {digest_summary(adopted)}: review with "
+            "`memhall policy diff --adopted`, then `memhall policy adopt`")
+
+
+def encoded_files(source: PolicySource) -> dict[str, str]:
+    return {file.path: base64.b64encode(file.data).decode("ascii") for file in source.files}
+
+
+class Seal:
+    """The policy in force (read from disk), and how this process signs."""
+
+    def __init__(self, source: PolicySource) -> None:
+        self.source = source
+        self.digest = policy_digest(source)
+        #: set by the CLI for the acts of a human who signs (`--key`, ssh-keygen)
+        self.signer: Signer | None = None
+
+    @cached_property
+    def signers(self) -> AllowedSigners:
+        return AllowedSigners.of(self.source)
+
+    # -- reading the charter ---------------------------------------------------
+
+    def charter(self, stream: DomainStream) -> Charter | None:
+        try:
+            found: Charter = stream.get(charter_id(stream.name), "charter", kind=Charter)
+        except NotFoundError:
+            return None
+        return found
+
+    def adopted(self, stream: DomainStream) -> str:
+        """The domain's adopted digest ("" when nothing is adopted yet)."""
+        charter = self.charter(stream)
+        return charter.digest if charter is not None else ""
+
+    def differs(self, stream: DomainStream) -> str:
+        """The adopted digest when the policy in force is another one, else ""."""
+        adopted = self.adopted(stream)
+        return adopted if adopted and adopted != self.digest else ""
+
+    def acting_chair(self, gate: object, stream: DomainStream, request: PolicyRequest) -> Decision | None:
+        """A backup system chair decides as system chair while the owner has handed it the chair."""
+        if not isinstance(gate, PolicySet) or request.principal not in gate.roles.backups.get(stream.name, ()):
+            return None
+        charter = self.charter(stream)
+        if charter is None or charter.chair_to != request.principal:
+            return None
+        held = {Role(r) for r in gate.roles_of(request.principal, stream.name)} | {Role.SYSTEM_CHAIR}
+        return gate.decide_as(request, gate.principal_type(request.principal), held)
+
+    # -- sealing a save ----------------------------------------------------------
+
+    def seal(self, conn: Connection, stream: DomainStream, events: Sequence[NewEvent]) -> list[NewEvent]:
+        """The events to append: stamped, signed, and after a first adoption if there was none."""
+        if not events:
+            return []
+        charter = self.charter(stream)
+        adopted = charter.digest if charter is not None else ""
+        tail: list[NewEvent] = []
+        opened = [e for e in events if e.topic == OPENED]
+        if not adopted and opened:
+            adopted = str(opened[0].state["digest"])  # an explicit first adoption
+        if not adopted:
+            tail = encode(stream, first_charter(self, stream.name, str(events[0].state["actor"])))
+            adopted = self.digest
+        elif adopted != self.digest and not all(self._allowed_unadopted(e) for e in events):
+            self._refuse_unadopted(conn, stream, events[0], adopted)
+        signers = self.signers if adopted == self.digest else None
+        sealed: list[NewEvent] = []
+        for event in [*events, *tail]:
+            state = {**event.state, "policy": adopted}
+            if event.topic in SIGNED_TOPICS:
+                state = self._signed(conn, stream, event.topic, state, signers or self._adopted_signers(charter))
+            if event.topic in (ADOPTED, OPENED):
+                adopted = str(state["digest"])
+            sealed.append(replace(event, state=state, data=stream.mapper.transcoder.encode(state)))
+        return sealed
+
+    def _allowed_unadopted(self, event: NewEvent) -> bool:
+        """Under a policy not adopted, only its adoption and the refusals it meets are written."""
+        if event.topic == ADOPTED:
+            return bool(event.state["digest"] == self.digest)
+        if event.topic == REFUSAL:
+            return bool(event.state["rule"] in (POLICY_NOT_ADOPTED, ACTS_ARE_SIGNED)
+                        or event.state["action"] == ADOPT_ACTION)
+        return event.topic == OPENED and bool(event.state["digest"] == self.digest)
+
+    def _adopted_signers(self, charter: Charter | None) -> AllowedSigners:
+        from memhall.governance.charters import adopted_source
+
+        if charter is None:
+            return self.signers
+        return AllowedSigners.of(adopted_source(charter))
+
+    def _signed(self, conn: Connection, stream: DomainStream, topic: str, state: dict[str, object],
+                signers: AllowedSigners) -> dict[str, object]:
+        actor = str(state["actor"])
+        if not signers.has_key(actor):
+            return state
+        message = event_act(stream.name, topic, state)
+        try:
+            if self.signer is None:
+                raise SigningKeyError(
+                    f"{actor} has a key in allowed_signers, so this act must be signed: pass --key PATH "
+                    "(default ~/.ssh/id_ed25519) or --ssh-keygen")
+            signature = self.signer(message)
+            verify(message, signature, signers, actor, at=from_iso(str(state["timestamp"])))
+        except (SigningKeyError, SignatureError) as error:
+            self._record(conn, stream, Refusal(
+                action=_action(topic), resource_type="", resource_id=str(state["originator_id"]),
+                layer="", reason=str(error), actor=actor, rule=ACTS_ARE_SIGNED))
+            raise Refused(RefusedError(f"refused: {error}", rule=ACTS_ARE_SIGNED, domain=stream.name)) from None
+        return {**state, "signature": signature}
+
+    def _refuse_unadopted(self, conn: Connection, stream: DomainStream, event: NewEvent, adopted: str) -> None:
+        message = not_adopted_message(adopted)
+        self._record(conn, stream, Refusal(
+            action=_action(event.topic), resource_type="", resource_id=str(event.state["originator_id"]),
+            layer="", reason=message, actor=str(event.state["actor"]), rule=POLICY_NOT_ADOPTED))
+        raise Refused(RefusedError(f"refused: {message}", rule=POLICY_NOT_ADOPTED, domain=stream.name))
+
+    @staticmethod
+    def _record(conn: Connection, stream: DomainStream, refusal: Refusal) -> None:
+        stream.save(conn, refusal)
+
+
+def first_charter(seal: Seal, domain: str, actor: str) -> Charter:
+    """Trust on first use: the charter binding `domain` to the policy in force."""
+    return Charter(domain=domain, digest=seal.digest, source=seal.source.root,
+                   summary="first adoption: trust on first use", files=encoded_files(seal.source),
+                   actor=actor, rule=TRUST_ON_FIRST_USE)
+
+
+def encode(stream: DomainStream, *aggregates: Charter) -> list[NewEvent]:
+    new: list[NewEvent] = []
+    for aggregate in aggregates:
+        for event in aggregate.collect_events():
+            topic, state, data = stream.mapper.encode(event)
+            new.append(NewEvent(event.originator_id, event.originator_version, topic, state, data))
+    return new
+
+
+def _action(topic: str) -> str:
+    """What a refused event was doing, as the audit log names actions."""
+    return {
+        ADOPTED: ADOPT_ACTION, "memhall.Promotion.Ratified": "ratify", "memhall.Promotion.Rejected": "reject",
+        "memhall.Entry.Demoted": "demote", "memhall.Chair.HandedOver": "chair_handover",
+        "memhall.Chair.HandedBack": "chair_handover",
+    }.get(topic, topic.rsplit(".", 1)[-1].lower())
+
