@@ -11,7 +11,7 @@ from memhall.domains.entry import draft
 from memhall.domains.errors import InvalidValueError, PolicyDeniedError, RefusedError
 from memhall.domains.promotion import COUNCIL_RULE, REMINDER_SESSION_RULE
 from memhall.domains.values import Layer
-from memhall.governance import history, promotions, sessions
+from memhall.governance import charters, history, promotions, sessions
 from memhall.governance.hall import Hall
 from memhall.policies.engine import PolicySet
 from memhall.policies.files import init_policy_dir
@@ -97,6 +97,7 @@ def test_a_reminder_without_a_session_says_how_to_get_one(hall: Hall) -> None:
 def test_the_policy_may_ask_counted_sessions_to_be_hours_apart(hall: Hall, tmp_path: Path) -> None:
     spaced = Hall(hall.store, policy_with(tmp_path, "promotion.yaml",
                                           "reminders:\n  min_hours_between_sessions: 24\n"))
+    charters.adopt(spaced, "maki", "company")
     canon = canon_nomination(spaced)
 
     for _ in range(3):
@@ -143,6 +144,7 @@ def test_the_council_is_the_one_named_when_the_nomination_was_made(hall: Hall, t
     grown = roles.replace("  gemini: agent\n", "  gemini: agent\n  grok: agent\n").replace(
         "    seat: [gemini]\n", "    seat: [gemini, grok]\n")
     later = Hall(hall.store, policy_with(tmp_path, "roles.yaml", grown))
+    charters.adopt(later, "maki", "company")
 
     with pytest.raises(RefusedError, match="not on the council") as refused:
         promotions.dissent(later, "grok", "company", canon, "agree", "late joiner")

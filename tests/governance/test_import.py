@@ -85,4 +85,4 @@ def test_an_idempotency_key_reused_for_other_content_in_one_batch_is_refused(hal
     with pytest.raises(InvalidValueError, match="already used"):
         hall.write_many("codex", "company", batch)
 
-    assert hall.streams.topics("company") == ["memhall.Domain.Opened"]
+    assert hall.streams.topics("company") == ["memhall.Domain.Opened", "memhall.Charter.Opened"]
