@@ -3,7 +3,8 @@
 On one store of N entries (default 100,000) written through the hall's batched path —
 hearsay claims from a few tellers on a few topics, 1 % of them told to gemini — prints:
 - evidence events per second: `memhall evidence` recorded one at a time through the hall
-  (policy, R(B, e) over the root's evidence, trust, re-scoring), in its own transaction,
+  (policy, R(B, e) over the root's evidence, trust), each in its own transaction,
+- the cost of one correction (trust lost on the topic, the teller's other hearsay re-scored),
 - `beliefs --holder gemini` latency (a seat: only what it was told or handed),
 - `beliefs --holder claude` latency (a chair: the whole domain, newest 1,000),
 - `why` latency on a claim with evidence.
@@ -82,10 +83,20 @@ def build(path: Path, size: int, seed: int = 11) -> tuple[Hall, list[str]]:
     return hall, ids
 
 
+def untouched(hall: Hall, ids: list[str]) -> list[str]:
+    """Claims with no evidence yet (a reused store keeps earlier runs' evidence)."""
+    stream = hall.streams.stream("company")
+    with hall.store.read() as conn:
+        e = stream.tables.evidence
+        touched = set(conn.execute(e.select().with_only_columns(e.c.claim_entry)).scalars())
+    return [i for i in ids if i not in touched]
+
+
 def evidence_rate(hall: Hall, ids: list[str], count: int, seed: int = 5) -> tuple[float, float]:
-    """Evidence events per second (wall, CPU), each through the hall in its own transaction."""
+    """Evidence events per second (wall, CPU), each through the hall in its own transaction,
+    on claims nobody had recorded evidence on (support or a first doubt)."""
     rng = random.Random(seed)
-    targets = rng.sample(ids, count)
+    targets = rng.sample(untouched(hall, ids), count)
     kinds = (EvidenceKind.SUPPORTS, EvidenceKind.CONTRADICTS)
 
     def run() -> None:
@@ -95,6 +106,16 @@ def evidence_rate(hall: Hall, ids: list[str], count: int, seed: int = 5) -> tupl
 
     wall, cpu, _ = clocked(run)
     return count / wall, count / cpu
+
+
+def correction_cost(hall: Hall, ids: list[str]) -> tuple[float, float, int]:
+    """Wall and CPU ms of the correction of one rumour (its second firsthand contradiction):
+    the teller loses trust on the topic and its other hearsay there is re-scored."""
+    target = UUID(untouched(hall, ids)[0])
+    evidence.record(hall, "maki", "company", target, EvidenceKind.CONTRADICTS, text="not so")
+    wall, cpu, done = clocked(lambda: evidence.record(hall, "maki", "company", target,
+                                                      EvidenceKind.CONTRADICTS, text="so"))
+    return 1000 * wall, 1000 * cpu, len(done.rescored)
 
 
 def latency(fn: Callable[[], Any], repeat: int) -> tuple[float, float, Any]:
@@ -121,6 +142,9 @@ def main() -> None:
     wall_rate, cpu_rate = evidence_rate(hall, ids, args.evidence)
     print(f"evidence: {wall_rate:.0f} events/s wall ({cpu_rate:.0f}/s CPU), "
           f"{args.evidence} recorded one by one")
+    wall, cpu, moved = correction_cost(hall, ids)
+    print(f"one correction: {wall:.0f} ms wall ({cpu:.0f} ms CPU), re-scoring {moved:,} "
+          "hearsay claims of the caught-out teller on the topic")
     for holder in ("gemini", "claude"):
         wall, cpu, view = latency(lambda: beliefs.beliefs(hall, "maki", "company", holder=holder),
                                   args.repeat)

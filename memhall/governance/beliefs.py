@@ -165,7 +165,8 @@ def facts(conn: Connection, stream: DomainStream, claim_entries: Iterable[str]) 
         moves: list[BeliefEvent] = [
             LayerMove(claim.claim_root, Layer(s["to_layer"]), p, from_iso(iso(s["timestamp"])))
             for p, t, s in rows if t != WRITTEN]
-        claims[claim.claim_root] = (entry_id, claim, moves)
+        if claim.claim_root not in claims or claim.position < claims[claim.claim_root][1].position:
+            claims[claim.claim_root] = (entry_id, claim, moves)  # the first entry is the claim
     carriers: dict[str, dict[int, tuple[str | None, str]]] = {root: {} for root in claims}
     e = stream.tables.evidence
     roots = sorted(claims)
@@ -195,15 +196,33 @@ def claim_entry(conn: Connection, stream: DomainStream, entry_id: str) -> str:
 
 # -- whose evidence counts ------------------------------------------------------------------
 
+#: one exposure row: (entry id, via, position)
+Held = tuple[str, str, int]
+
+
+def held_rows(conn: Connection, stream: DomainStream, holder: str) -> dict[str, list[Held]]:
+    """Every exposure row of one holder, by entry (one query for a whole listing)."""
+    x = stream.tables.exposure
+    found: dict[str, list[Held]] = {}
+    for entry_id, via, position in conn.execute(
+            select(x.c.entry_id, x.c.via, x.c.position).where(x.c.holder == holder)):
+        found.setdefault(str(entry_id), []).append((str(entry_id), str(via), int(position)))
+    return found
+
+
 def exposed(conn: Connection, stream: DomainStream, holder: str, fact: Facts,
-            cut: AsOf) -> tuple[BeliefEvent, ...] | None:
+            cut: AsOf, held: dict[str, list[Held]] | None = None) -> tuple[BeliefEvent, ...] | None:
     """The events of this root the holder is exposed to (None: it does not hold the claim).
     An agent sees evidence it recorded, evidence carried by an entry it holds, and whatever
     was on the claim when it was handed the claim (materialize, answer, handoff, recall)."""
-    x = stream.tables.exposure
-    rows = conn.execute(select(x.c.entry_id, x.c.via, x.c.position).where(
-        x.c.holder == holder, x.c.entry_id.in_(_entries_of(fact)))).all()
-    rows = [r for r in rows if cut.position is None or r.position <= cut.position]
+    if held is None:
+        x = stream.tables.exposure
+        found = [(str(e), str(v), int(p)) for e, v, p in conn.execute(
+            select(x.c.entry_id, x.c.via, x.c.position).where(
+                x.c.holder == holder, x.c.entry_id.in_(_entries_of(fact))))]
+    else:
+        found = [row for entry in _entries_of(fact) for row in held.get(entry, ())]
+    rows = [_Row(*r) for r in found if cut.position is None or r[2] <= cut.position]
     held_claim = [r for r in rows if r.entry_id == fact.entry_id]
     if not held_claim and not any(a == holder for _, a in fact.carriers.values()):
         return None
@@ -219,6 +238,13 @@ def exposed(conn: Connection, stream: DomainStream, holder: str, fact: Facts,
                 event.position < handed:
             chosen.append(event)
     return tuple(chosen)
+
+
+@dataclass(frozen=True)
+class _Row:
+    entry_id: str
+    via: str
+    position: int
 
 
 def _entries_of(fact: Facts) -> list[str]:
@@ -263,15 +289,17 @@ def hall_belief(conn: Connection, stream: DomainStream, fact: Facts, cut: AsOf,
 
 
 def holder_belief(conn: Connection, stream: DomainStream, gate: object, holder: str,
-                  fact: Facts, cut: AsOf, trust: TrustTable | None = None) -> Belief | None:
+                  fact: Facts, cut: AsOf, trust: TrustTable | None = None, *,
+                  whole: bool | None = None,
+                  held: dict[str, list[Held]] | None = None) -> Belief | None:
     """The holder's own belief: the evidence it is exposed to, its own trust. Chairs and the
     ratify owner hold the domain whole: theirs is the hall's."""
     if not known(fact.claim, cut):
         return None
     trust = trust if trust is not None else trust_table(conn, stream, cut)
-    if holds_domain(gate, holder, stream.name):
+    if whole if whole is not None else holds_domain(gate, holder, stream.name):
         return fold(fact.claim, fact.events, cut, trust.seen_by(HALL_VIEW))
-    events = exposed(conn, stream, holder, fact, cut)
+    events = exposed(conn, stream, holder, fact, cut, held)
     if events is None:
         return None
     return fold(fact.claim, events, cut, trust.seen_by(holder))
@@ -374,22 +402,34 @@ def beliefs(hall: Hall, actor: str, domain: str, *, holder: str | None = None,
     with hall.store.read() as conn:
         cut = resolve_cut(conn, stream, as_of, hall.clock())
         x = stream.tables.entries
-        query = select(x.c.id, x.c.claim_root_id, x.c.topics).where(
-            x.c.status == "active", x.c.kind.notin_(NOT_BELIEFS))
+        other = x.alias("root_entry")
+        query = select(x.c.id, x.c.topics, x.c.created_position).where(
+            x.c.status == "active", x.c.kind.notin_(NOT_BELIEFS),
+            or_(x.c.claim_root_id.is_(None), x.c.claim_root_id == x.c.id,
+                ~select(other.c.id).where(other.c.id == x.c.claim_root_id).exists()))
         if cut.position is not None:
             query = query.where(x.c.created_position <= cut.position)
         whole = holder is None or holds_domain(hall.gate, who, stream.name)
-        if not whole:
-            query = query.where(held_clause(stream, who, at=cut.position))
         wanted = topic.strip().lower() if topic else None
-        ids = [str(r.id) for r in conn.execute(query.order_by(x.c.created_position.desc()))
-               if (r.claim_root_id in (None, r.id)) and (wanted is None or wanted in r.topics)]
+        held = None if whole else held_rows(conn, stream, who)
+        if held is None:
+            query = query.order_by(x.c.created_position.desc())
+            rows = conn.execute(query if wanted else query.limit(limit)).all()
+        else:
+            # a holder's own rows first (its index), then only those entries
+            mine = sorted(e for e, found in held.items()
+                          if any(cut.position is None or p <= cut.position for _, _, p in found))
+            rows = [r for start in range(0, len(mine), 500)
+                    for r in conn.execute(query.where(x.c.id.in_(mine[start:start + 500])))]
+            rows.sort(key=lambda r: -int(r.created_position))
+        ids = [str(r.id) for r in rows if wanted is None or wanted in r.topics]
         ids = ids[:limit]  # newest first: a holder's beliefs are read from its newest claims
         trust = trust_table(conn, stream, cut)
         views = []
         for fact in reversed(facts(conn, stream, ids)):
             belief = (hall_belief(conn, stream, fact, cut, trust) if whole else
-                      holder_belief(conn, stream, hall.gate, who, fact, cut, trust))
+                      holder_belief(conn, stream, hall.gate, who, fact, cut, trust, whole=False,
+                                    held=held))
             if belief is not None:
                 views.append(_view(fact.entry_id, who, belief, cut))
             if len(views) >= limit:

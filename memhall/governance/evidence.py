@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, Text, or_, select, type_coerce
 
 from memhall.domains.belief import AsOf, Evidence, EvidenceKind, SourceCorrected, fold, weigh
 from memhall.domains.belief import source_corrected as caught_out
@@ -27,6 +27,7 @@ from memhall.domains.values import SourceKind, clean_text, principal_name
 from memhall.governance.beliefs import Facts, claim_entry, facts
 from memhall.governance.exposure import KnowsRoles
 from memhall.governance.hall import Hall
+from memhall.governance.projection.schema import json_text
 from memhall.governance.store import raw
 from memhall.governance.streams import DomainStream
 from memhall.governance.trust import HALL_VIEW, corrections
@@ -54,10 +55,14 @@ def _rescored(conn: Connection, stream: DomainStream, caught: SourceCorrected, n
     """The teller's other active hearsay whose hall confidence the new trust moves: only
     claims on a topic it was caught out on can move (with no topic, its general trust)."""
     x = stream.tables.entries
-    topics = set(caught.topics)
-    ids = [str(r.id) for r in conn.execute(select(x.c.id, x.c.topics).where(
+    query = select(x.c.id).where(
         x.c.source_agent_id == caught.source, x.c.source_kind == SourceKind.HEARSAY.value,
-        x.c.status == "active")) if not topics or topics & set(r.topics)]
+        x.c.status == "active")
+    if caught.topics:
+        # topics are stored as a JSON list of strings: match the quoted name in its text
+        text = type_coerce(x.c.topics, Text)
+        query = query.where(or_(*(text.like(f"%{json_text(t)}%") for t in caught.topics)))
+    ids = [str(i) for i in conn.execute(query).scalars()]
     skip = caught.claim_root
     moved = []
     cut = AsOf(now)

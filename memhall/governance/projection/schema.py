@@ -80,6 +80,8 @@ ENTRIES = TableSpec("entries", "id", (
     # recall: the observer's newest memories, and the neighbours in time of a candidate
     ("entries_occurred", ("occurred_at", "created_position"), False),
     ("entries_session", ("session_id", "created_position"), False),
+    # `beliefs` reads the newest claims first
+    ("entries_created", ("created_position",), False),
 ))
 
 SESSIONS = TableSpec("sessions", "id", (
