@@ -8,12 +8,14 @@ models. The domain registry is restored from each stream's `Domain.Opened`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import orjson
 from sqlalchemy import insert, select
 
+from memhall.governance import fulltext
 from memhall.governance.hall import Hall
 from memhall.governance.projection import ops_for
 from memhall.governance.projection.apply import Backend, Projector, SqlBackend
@@ -80,8 +82,10 @@ def rebuild(hall: Hall, domains: list[str] | None = None, batch: int = BATCH,
             stream.reset_projections(conn)
             for index in indexes:
                 index.drop(conn)
-            if hall.store.dialect != "sqlite":
-                conn.exec_driver_sql(f"DROP INDEX IF EXISTS {stream.tables.prefix}entries_fts")
+            for statement in fulltext.create_sql(stream.tables, hall.store.dialect):
+                named = re.match(r"CREATE INDEX IF NOT EXISTS (\w+) ", statement)
+                if named is not None:  # PostgreSQL's full-text index is one more secondary index
+                    conn.exec_driver_sql(f"DROP INDEX IF EXISTS {named.group(1)}")
             total = count(raw(conn), stream.tables.events_name)
         done, after = 0, 0
         while True:

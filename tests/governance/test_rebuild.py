@@ -92,3 +92,21 @@ def test_rebuilt_projections_equal_the_incremental_ones(commands: list[tuple[Any
 
         assert snapshot(hall) == before
         hall.store.dispose()
+
+
+def test_a_rebuild_builds_every_index_again(hall: Hall) -> None:
+    from sqlalchemy import inspect
+
+    hall.write_many("codex", "company", [draft(text=f"note {i}") for i in range(20)])
+    tables = tables_for("company")
+
+    def indexes() -> set[tuple[str, str]]:
+        found = inspect(hall.store.write_engine)
+        return {(t.name, i["name"] or "") for t in tables.projections for i in found.get_indexes(t.name)}
+
+    before = indexes()
+
+    rebuild(hall, batch=7)
+
+    assert indexes() == before
+    assert len(before) >= len([i for t in tables.projections for i in t.indexes])
