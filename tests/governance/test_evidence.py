@@ -212,3 +212,18 @@ def test_a_corrected_claim_is_still_served_as_written_with_its_state(hall: Hall)
 
     served = [c for c in done.ledgers.b if c.id == str(claim)]
     assert [(c.text, c.state) for c in served] in ([], [("the NAS is backed up nightly", "corrected")])
+
+
+def test_handoff_as_of_an_earlier_position_hands_the_state_as_it_was(hall: Hall) -> None:
+    from memhall.governance import sessions
+    from memhall.governance.timetravel import handoff_as_of
+
+    sessions.wrap_up(hall, "codex", "company", "billing paused")
+    then = beliefs.cut_of(hall, "company", None)
+    sessions.wrap_up(hall, "codex", "company", "billing resumed")
+
+    past = handoff_as_of(hall, "claude", "company", then.at)
+    now = sessions.handoff(hall, "claude", "company", open_session=False)
+
+    assert [e.text for e in past.latest] == ["billing paused"]
+    assert [e.text for e in now.latest] == ["billing resumed"]
