@@ -17,6 +17,7 @@ from memhall.cli.context import App, emit, json_option, note
 from memhall.cli.options import BIGINT, LAYERS
 from memhall.cli.table import listing
 from memhall.domains.errors import AuditFailureError, InvalidValueError, MemhallError
+from memhall.governance.attestation import ActsReport, verify_acts
 from memhall.governance.location import locate, require_registry
 from memhall.governance.recompute import ModelReport, verify_read_models
 from memhall.governance.store import Store
@@ -54,19 +55,43 @@ def verify(app: App, path: Path | None, batch: int, fast: bool) -> None:
         path = DEFAULT_PATH
     seen = _load(path) if path else []
     reports, _ = _verify(app, path, seen, incremental=False, batch=batch)
+    acts = _verify_acts(app, [r.domain for r in reports if r.ok])
     models = [] if fast or not all(r.ok for r in reports) else _verify_models(app)
-    ok = all(r.ok for r in reports) and all(m.ok for m in models)
+    ok = all(r.ok for r in reports) and all(m.ok for m in models) and all(a.ok for a in acts)
     if not seen and ok:
         note("warning: no checkpoint: truncation of the log or a restored older copy cannot be "
              "detected (take one with `memhall audit checkpoint` and commit it)")
     emit(app, {"ok": ok, "checkpoints": str(path) if path else None,
-               "domains": reports, "read_models": models},
-         lambda: "\n".join([*(_verdict(r) for r in reports), *(_model_verdict(m) for m in models)]))
+               "domains": reports, "acts": acts, "read_models": models},
+         lambda: "\n".join([*(_verdict(r) for r in reports), *(_acts_verdict(a) for a in acts),
+                            *(_model_verdict(m) for m in models)]))
     _fail_if_broken(reports)
+    unattested = [a for a in acts if not a.ok]
+    if unattested:
+        raise AuditFailureError("audit failed: " + "; ".join(f"{a.domain}: {a.problem}" for a in unattested))
     broken = [m for m in models if m.broken is not None]
     if broken:
         raise AuditFailureError("audit failed: " + "; ".join(
             f"{m.domain}: {m.broken.detail}" for m in broken if m.broken is not None))
+
+
+def _verify_acts(app: App, domains: list[str]) -> list[ActsReport]:
+    """Each decision names the policy adopted then; each human act carries a signature that verifies."""
+    store = _open(app)
+    try:
+        with snapshot(store.read_engine) as conn:
+            return [verify_acts(conn, domain) for domain in domains]
+    finally:
+        store.dispose()
+
+
+def _acts_verdict(report: ActsReport) -> str:
+    if report.problem is not None:
+        return f"{report.domain:<12} BROKEN  policy and signatures: {report.problem}"
+    pre = f", {report.pre_adoption} pre-adoption events (written before adoption existed)" \
+        if report.pre_adoption else ""
+    return (f"{report.domain:<12} OK      policy: {report.adoptions} adoption(s), every decision names the "
+            f"adopted digest; {report.signatures} signature(s) verified{pre}")
 
 
 def _verify_models(app: App) -> list[ModelReport]:
