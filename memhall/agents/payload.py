@@ -1,6 +1,6 @@
 """What an agent's hook hands memhall on stdin, read into one shape for all three agents.
 
-Field names follow each agent's hook reference (docs-hooks.md): every agent
+Field names follow each agent's hook reference (README, "Session hooks"): every agent
 sends `session_id`, `transcript_path`, `cwd` and `hook_event_name`; the last
 reply comes as `last_assistant_message` (Claude `Stop`, Codex `Stop`) or
 `prompt_response` (Gemini `AfterAgent`); starts name their `source`, ends

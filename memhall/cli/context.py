@@ -7,21 +7,20 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from uuid import UUID
 
 import click
 from click.core import ParameterSource
-from pydantic import BaseModel
 
 from memhall.domains.errors import InvalidValueError, MemhallError, NotFoundError
-from memhall.governance import ids
-from memhall.governance.gate import Gate
-from memhall.governance.hall import Hall
-from memhall.governance.location import locate, require_registry
 from memhall.governance.project import Defaults, load_defaults
-from memhall.governance.store import Store
-from memhall.policies.files import policy_directory
+
+if TYPE_CHECKING:
+    # imported where used: the fast handoff path runs without SQLAlchemy or pydantic
+    from memhall.governance import ids
+    from memhall.governance.gate import Gate
+    from memhall.governance.hall import Hall
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -72,6 +71,8 @@ class App:
 
     def policy_dir(self) -> Path | None:
         """--policy / MEMHALL_POLICY, else ./memhall-policy/ if present, else the defaults."""
+        from memhall.policies.files import policy_directory
+
         return policy_directory(self.policy_arg)
 
     @property
@@ -81,6 +82,10 @@ class App:
     @property
     def hall(self) -> Hall:
         if self._hall is None:
+            from memhall.governance.hall import Hall
+            from memhall.governance.location import locate, require_registry
+            from memhall.governance.store import Store
+
             url = locate(self.store_arg, create=self.creating)
             factory = self.gate_factory or _cedar_gate
             gate = factory(self.policy_dir())
@@ -96,6 +101,8 @@ class App:
 
     def resolve(self, kind: ids.IdKind, text: str, *, must_exist: bool = True) -> UUID:
         """The id of `kind` that `text` (a whole id or a unique prefix) names here."""
+        from memhall.governance import ids
+
         return ids.resolve(self.hall, self.domain, kind, text, must_exist=must_exist)
 
 
@@ -127,7 +134,7 @@ def emit(app: App, payload: Any, human: Callable[[], str]) -> None:
 
 
 def _plain(payload: Any) -> Any:
-    if isinstance(payload, BaseModel):
+    if hasattr(payload, "model_dump"):  # a pydantic view
         return payload.model_dump(mode="json")
     if isinstance(payload, list):
         return [_plain(p) for p in payload]
@@ -165,6 +172,8 @@ class IdText(click.ParamType):  # type: ignore[type-arg]  # generic only in clic
     name = "ID"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        from memhall.governance import ids
+
         text = str(value)
         try:
             ids.canonical_prefix(text)
@@ -183,6 +192,8 @@ def session_of(app: App, value: str | None, *, open_only: bool = False) -> str |
     another store or domain) says how to get out of it."""
     if not value:
         return None
+    from memhall.governance import ids
+
     ctx = click.get_current_context()
     from_env = ctx.get_parameter_source("session_id") is ParameterSource.ENVIRONMENT
     way_out = "run `memhall handoff` to open a new session, or `unset MEMHALL_SESSION`"

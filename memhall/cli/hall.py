@@ -21,29 +21,6 @@ from memhall.governance.ids import IdKind
 pass_app = click.make_pass_decorator(App, ensure=True)
 
 
-@click.command()
-@limit_option(sessions.HANDOFF_LATEST, 100, "How many threads to show (their latest state each).")
-@click.option("--no-session", is_flag=True, help="Only read; do not open a session.")
-@click.option("--session", "session_id", envvar="MEMHALL_SESSION", hidden=True)
-@as_of_option("What a session would have been handed then (a TIME or @N); opens nothing.")
-@json_option
-@pass_app
-def handoff(app: App, limit: int, no_session: bool, session_id: str | None,
-            as_of: datetime | int | None) -> None:
-    """Session start: the latest state of each open thread, newest first, then
-    L1 candidates and open loops. Opens a session, or continues yours if you
-    opened one in the last 30 minutes (or MEMHALL_SESSION names it)."""
-    if as_of is not None:
-        from memhall.governance.timetravel import handoff_as_of
-
-        past = handoff_as_of(app.hall, app.actor, app.domain, as_of, limit)
-        emit(app, past, lambda: render.handoff(past))
-        return
-    view = sessions.handoff(app.hall, app.actor, app.domain, open_session=not no_session, limit=limit,
-                            session_id=session_id)
-    emit(app, view, lambda: render.handoff(view))
-
-
 @click.command("wrap-up")
 @click.option("--summary", "-s", help="Short state summary (default: read from stdin).")
 @click.option("--session", "session_id", envvar="MEMHALL_SESSION", help="The session to wrap up.")

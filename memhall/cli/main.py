@@ -14,12 +14,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import click
-from eventsourcing.persistence import PersistenceError
-from sqlalchemy.exc import SQLAlchemyError
 
 from memhall.cli.context import App, json_option
 from memhall.domains.errors import MemhallError, RefusedError
-from memhall.governance.gate import roles_hint
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_REFUSED, EXIT_AUDIT = 0, 1, 2, 3, 4
 
@@ -49,6 +46,17 @@ def _first_line(error: BaseException) -> str:
     cause = getattr(error, "orig", None) or error.__cause__ or error
     text = str(cause).strip().splitlines()
     return text[0] if text else type(error).__name__
+
+
+def store_failure(error: BaseException) -> bool:
+    """A database or event-store error, told apart without importing SQLAlchemy or
+    eventsourcing (a command that never loaded them cannot have raised theirs)."""
+    for module, name in (("sqlalchemy.exc", "SQLAlchemyError"), ("eventsourcing.persistence", "PersistenceError"),
+                         ("sqlite3", "Error")):
+        loaded = sys.modules.get(module)
+        if loaded is not None and isinstance(error, getattr(loaded, name)):
+            return True
+    return False
 
 
 def check_arguments(args: list[str]) -> None:
@@ -103,13 +111,6 @@ class HallGroup(click.Group):
             if verbose:
                 raise
             code = failure.report(error.exit_code, f"error: {error}{failure.hint(error)}", error.rule)
-        except (SQLAlchemyError, PersistenceError) as error:
-            if verbose:
-                raise
-            reason = _first_line(error)
-            if "no such column" in reason or ("column" in reason and "does not exist" in reason):
-                reason += " (its read models predate this memhall: run `memhall rebuild`)"
-            code = failure.report(EXIT_ERROR, f"error: the store cannot be used: {reason}")
         except (KeyboardInterrupt, BrokenPipeError):
             code = EXIT_ERROR
         except UnicodeDecodeError:
@@ -118,8 +119,15 @@ class HallGroup(click.Group):
         except Exception as error:  # the last line of defence: no traceback for users
             if verbose:
                 raise
-            code = failure.report(EXIT_ERROR, f"internal error: {type(error).__name__}: "
-                                              f"{_first_line(error)} (run with -v for details)")
+            if store_failure(error):
+                reason = _first_line(error)
+                if ("no such column" in reason or "no such table" in reason
+                        or (("column" in reason or "relation" in reason) and "does not exist" in reason)):
+                    reason += " (its read models predate this memhall: run `memhall rebuild`)"
+                code = failure.report(EXIT_ERROR, f"error: the store cannot be used: {reason}")
+            else:
+                code = failure.report(EXIT_ERROR, f"internal error: {type(error).__name__}: "
+                                                  f"{_first_line(error)} (run with -v for details)")
         finally:
             if isinstance(app, App) and app.hall_built:
                 app.hall.store.dispose()
@@ -153,6 +161,8 @@ class Failure:
         if not self.app.hall_built:
             return ""
         policy = self.app.policy_dir()
+        from memhall.governance.gate import roles_hint
+
         found = roles_hint(self.app.hall.gate, error.domain, str(policy) if policy else None)
         return f"; {found}" if found else ""
 
@@ -196,7 +206,7 @@ def cli(ctx: click.Context, store: str | None, actor: str | None, domain: str | 
 #: it runs, which keeps `memhall handoff` off the policy-review and ledger imports
 COMMANDS = {
     "domain": "memhall.cli.domain:domain",
-    "handoff": "memhall.cli.hall:handoff",
+    "handoff": "memhall.cli.handoff:handoff",
     "wrap-up": "memhall.cli.hall:wrap_up",
     "write": "memhall.cli.hall:write",
     "show": "memhall.cli.hall:show",

@@ -5,16 +5,11 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-from memhall.governance.views import (
-    EntryView,
-    EventView,
-    HandoffView,
-    SearchView,
-    ShowView,
-    age,
-)
+from memhall.domains.moments import age
 
 if TYPE_CHECKING:
+    # annotations only: the fast handoff renders without importing pydantic
+    from memhall.governance.views import EntryView, EventView, HandoffView, SearchView, ShowView
     from memhall.governance.beliefs import BeliefView, HolderBelief
 
 

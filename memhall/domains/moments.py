@@ -18,3 +18,16 @@ def iso(moment: datetime | str) -> str:
 
 def from_iso(text: str) -> datetime:
     return datetime.fromisoformat(text).astimezone(timezone.utc)
+
+
+def as_utc(moment: datetime) -> datetime:
+    return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
+
+
+def age(moment: datetime, now: datetime) -> str:
+    """How long ago, in the largest whole unit: `3d ago`, `5m ago`."""
+    seconds = max(0, int((now - moment).total_seconds()))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit} ago"
+    return f"{seconds}s ago"

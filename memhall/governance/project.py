@@ -7,7 +7,6 @@ database at all.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,6 +57,8 @@ def load_defaults(cwd: Path | None = None) -> Defaults:
         raw = path.read_bytes()
     except FileNotFoundError:
         return Defaults()
+    import tomllib
+
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:

@@ -27,10 +27,10 @@ from memhall.governance.streams import DomainStream
 from memhall.governance.views import EntryView, HandoffView, StateView, TopicValue, WrapUpResult
 from memhall.policies.model import Action, PolicyRequest, ResourceType
 
-HANDOFF_LATEST = 10
+HANDOFF_LATEST = threads.HANDOFF_LATEST
 #: a wrap-up summary stays short; longer text goes into entries it points to
 SUMMARY_CHARS = 1000
-HANDOFF_LOOPS = 20
+HANDOFF_LOOPS = threads.HANDOFF_LOOPS
 STATE_LIMIT = 100
 #: a handoff within this time of the actor's last one continues that session
 SESSION_REUSE = timedelta(minutes=30)
@@ -55,18 +55,8 @@ def open_loops(conn: Connection, stream: DomainStream, limit: int = HANDOFF_LOOP
 
 def reusable_session(conn: Connection, stream: DomainStream, actor: str, now: datetime,
                      named: str | None = None) -> str | None:
-    """The actor's open session a handoff continues instead of opening another: the one
-    named (MEMHALL_SESSION) if it is the actor's and open, else its newest open session
-    if opened within SESSION_REUSE (a second handoff in a row opens nothing)."""
-    t = stream.tables.sessions
-    query = select(t.c.id, t.c.opened_at).where(t.c.principal == actor, t.c.closed.is_(False))
-    if named:
-        row = conn.execute(query.where(t.c.id == named)).first()
-        if row is not None:
-            return str(row.id)
-    row = conn.execute(query.where(t.c.opened_at >= iso(now - SESSION_REUSE))
-                       .order_by(t.c.position.desc()).limit(1)).first()
-    return str(row.id) if row is not None else None
+    """The actor's open session a handoff continues (`threads.reusable_session`)."""
+    return threads.reusable_session(_reader(conn, stream), actor, iso(now - SESSION_REUSE), named)
 
 
 def handoff(hall: Hall, actor: str, domain: str, *, open_session: bool = True,

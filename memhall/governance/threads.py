@@ -18,8 +18,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memhall.governance.projection.schema import ENTRIES, from_sql
+from memhall.governance.projection.schema import ENTRIES, from_sql, iso
 
+__all__ = ["iso"]
+
+#: threads a handoff lists by default, and open loops
+HANDOFF_LATEST = 10
+HANDOFF_LOOPS = 20
 STATE_KINDS = ("state", "wrap-up", "handoff")
 STATE_LAYERS = ("L2", "L3", "L4")
 CANDIDATE_LAYERS = ("L1",)
@@ -112,3 +117,16 @@ def open_loops(reader: Reader, *, limit: int, thread: str | None = None) -> list
 
 def thread_names(reader: Reader) -> list[str]:
     return [str(r[0]) for r in reader.rows(f"SELECT thread FROM {reader.prefix}threads ORDER BY position DESC")]
+
+
+def reusable_session(reader: Reader, actor: str, since: str, named: str | None = None) -> str | None:
+    """The actor's open session a handoff continues instead of opening another: the one
+    named (MEMHALL_SESSION) if it is the actor's and open, else its newest open session
+    opened at `since` (ISO text) or later."""
+    base = f"SELECT id FROM {reader.prefix}sessions WHERE principal = ? AND closed = ?"
+    if named:
+        found = reader.rows(base + " AND id = ?", [actor, False, named])
+        if found:
+            return str(found[0][0])
+    found = reader.rows(base + " AND opened_at >= ? ORDER BY position DESC LIMIT 1", [actor, False, since])
+    return str(found[0][0]) if found else None

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
+
+from memhall.domains.moments import age, as_utc
+
+__all__ = ["age", "as_utc"]
 
 
 class View(BaseModel):
@@ -155,13 +159,3 @@ class ShowView(View):
     history: list[EventView]
 
 
-def as_utc(moment: datetime) -> datetime:
-    return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
-
-
-def age(moment: datetime, now: datetime) -> str:
-    seconds = max(0, int((now - moment).total_seconds()))
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{seconds // size}{unit} ago"
-    return f"{seconds}s ago"

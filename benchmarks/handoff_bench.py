@@ -1,0 +1,117 @@
+"""Issue 13's figures, by hand (never in the suite):
+
+    python benchmarks/handoff_bench.py [--size 100000] [--keep DIR]
+
+- import rate: `memhall import` of SIZE JSONL lines (50 topics) into a fresh SQLite store,
+  wall and CPU time of the process;
+- handoff as a process: the median of 10 runs of `memhall handoff` (plain, then `--json`,
+  alternating; one session, continued) beside the median of 10 runs of `python -c pass`
+  measured in the same run, and `--help` / `--version`;
+- `memhall state` in-process: the median of 200 calls of `sessions.current_state`.
+
+Every figure is printed beside its goal. The machine's load shows in the `python -c pass`
+baseline: compare the difference, not only the absolute time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def lines(size: int) -> bytes:
+    out = []
+    for i in range(size):
+        topic = f"topic{i % 50}"
+        out.append(json.dumps({"text": f"note {i} on {topic}: step {i} went fine",
+                               "kind": "state" if i % 10 == 0 else "episode", "layer": "L2",
+                               "tags": [topic], "author": "gemini" if i % 2 else "codex", "key": f"n{i}"}))
+    return ("\n".join(out) + "\n").encode()
+
+
+def run(args: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(args, env=env, capture_output=True, cwd=ROOT)
+    took = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"{args}: {done.stderr.decode()}")
+    return took
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def median_ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--size", type=int, default=100_000)
+    parser.add_argument("--keep", type=Path, help="keep (or reuse) the store in this folder")
+    options = parser.parse_args()
+    folder = options.keep or Path(tempfile.mkdtemp(prefix="memhall-bench-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    store = folder / "bench.db"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "MEMHALL_STORE": str(store), "MEMHALL_DOMAIN": "company"}
+    env.pop("MEMHALL_SESSION", None)
+    memhall = [sys.executable, "-m", "memhall"]
+
+    if not store.exists():
+        run([*memhall, "--as", "maki", "domain", "create", "company"], env)
+        source = folder / "lines.jsonl"
+        source.write_bytes(lines(options.size))
+        cpu = children_cpu()
+        wall = run([*memhall, "--as", "codex", "import", str(source)], env)
+        cpu = children_cpu() - cpu
+        print(f"import {options.size:,} lines: {options.size / wall:,.0f} entries/s wall "
+              f"({options.size / cpu:,.0f}/s of CPU)   goal >= 10,000/s")
+
+    pass_runs = [run([sys.executable, "-c", "pass"], env) for _ in range(10)]
+    run([*memhall, "--as", "codex", "handoff"], env)  # the first one caches the policy's decision
+    handoff_runs = [run([*memhall, "--as", "codex", "handoff", *(["--json"] if i % 2 else [])], env)
+                    for i in range(10)]
+    help_runs = [run([*memhall, "--help"], env) for _ in range(5)]
+    version_runs = [run([*memhall, "--version"], env) for _ in range(5)]
+    base = median_ms(pass_runs)
+    print(f"python -c pass          {base:7.1f} ms (median of 10)")
+    print(f"memhall handoff         {median_ms(handoff_runs):7.1f} ms (median of 10; "
+          f"{median_ms(handoff_runs) - base:.1f} ms over python -c pass)   goal <= 150 ms")
+    print(f"memhall --help          {median_ms(help_runs):7.1f} ms   goal <= 300 ms")
+    print(f"memhall --version       {median_ms(version_runs):7.1f} ms   goal <= 300 ms")
+
+    from memhall.governance import sessions
+    from memhall.governance.hall import Hall
+    from memhall.governance.store import Store
+    from memhall.policies.engine import PolicySet
+
+    hall = Hall(Store(f"sqlite:///{store}"), PolicySet.load(None))
+    sessions.current_state(hall, "codex", "company")
+    every, one = [], []
+    for _ in range(200):
+        start = time.perf_counter()
+        sessions.current_state(hall, "codex", "company")
+        every.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        sessions.current_state(hall, "codex", "company", topic="topic7")
+        one.append(time.perf_counter() - start)
+    print(f"state (50 topics)       {median_ms(every):7.2f} ms in-process (median of 200)   goal <= 2 ms")
+    print(f"state --topic T         {median_ms(one):7.2f} ms in-process (median of 200)   goal <= 2 ms")
+    print(f"store: {store}")
+
+
+if __name__ == "__main__":
+    main()

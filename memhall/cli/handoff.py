@@ -1,0 +1,105 @@
+"""`memhall handoff`: session start, on the fast path whenever it can answer.
+
+The fast path (`memhall.governance.fast_handoff`) reads the read models with
+stdlib sqlite3 and imports no SQLAlchemy, pydantic or Cedar; when it cannot
+show its answer is the main path's it declines, and the main path
+(`sessions.handoff`) answers and caches the policy's decision for next time.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime
+from types import SimpleNamespace
+from typing import Any
+
+import click
+
+from memhall.cli.context import App, emit, json_option
+from memhall.cli.options import as_of_option, limit_option
+from memhall.governance import threads
+
+pass_app = click.make_pass_decorator(App, ensure=True)
+
+
+@click.command()
+@limit_option(threads.HANDOFF_LATEST, 100, "How many threads to show (their latest state each).")
+@click.option("--no-session", is_flag=True, help="Only read; do not open a session.")
+@click.option("--session", "session_id", envvar="MEMHALL_SESSION", hidden=True)
+@as_of_option("What a session would have been handed then (a TIME or @N); opens nothing.")
+@json_option
+@pass_app
+def handoff(app: App, limit: int, no_session: bool, session_id: str | None,
+            as_of: datetime | int | None) -> None:
+    """Session start: the latest state of each open thread, newest first, then
+    L1 candidates and open loops. Opens a session, or continues yours if you
+    opened one in the last 30 minutes (or MEMHALL_SESSION names it)."""
+    from memhall.cli import render
+
+    if as_of is not None:
+        from memhall.governance.timetravel import handoff_as_of
+
+        past = handoff_as_of(app.hall, app.actor, app.domain, as_of, limit)
+        emit(app, past, lambda: render.handoff(past))
+        return
+
+    fast = _fast(app, limit, not no_session, session_id)
+    if fast is not None:
+        emit(app, fast, lambda: render.handoff(readable(fast)))
+        return
+    from memhall.governance import sessions
+
+    view = sessions.handoff(app.hall, app.actor, app.domain, open_session=not no_session, limit=limit,
+                            session_id=session_id)
+    _remember(app)
+    emit(app, view, lambda: render.handoff(view))
+
+
+def _fast(app: App, limit: int, open_session: bool, session_id: str | None) -> dict[str, Any] | None:
+    from memhall.domains.values import domain_name, principal_name
+    from memhall.governance import fast_handoff
+    from memhall.governance.location import locate
+
+    if app.gate_factory is not None:
+        return None  # a gate given in-process (tests): only the main path asks it
+    store = fast_handoff.sqlite_path(locate(app.store_arg))
+    if store is None:
+        return None
+    request = fast_handoff.Request(store=store, policy_dir=app.policy_dir(), actor=principal_name(app.actor),
+                                   domain=domain_name(app.domain), limit=limit, open_session=open_session,
+                                   session_id=session_id)
+    try:
+        return fast_handoff.handoff(request)
+    except sqlite3.Error:
+        return None  # a store the fast path does not understand: the main path says why
+
+
+def _remember(app: App) -> None:
+    """Cache the policy's allowed answer for the fast path of the next handoff."""
+    from memhall.domains.values import domain_name, principal_name
+    from memhall.governance import fast_handoff
+    from memhall.policies.model import Action, PolicyRequest, ResourceType
+
+    store = fast_handoff.sqlite_path(app.hall.store.url)
+    if store is None or app.gate_factory is not None:
+        return
+    actor, domain = principal_name(app.actor), domain_name(app.domain)
+    decision = app.hall.gate.decide(PolicyRequest(principal=actor, action=Action.HANDOFF, domain=domain,
+                                                  resource_type=ResourceType.DOMAIN))
+    if decision.allowed:
+        try:
+            fast_handoff.remember(store, fast_handoff.policy_digest(app.policy_dir()), actor, domain,
+                                  decision.rule_id)
+        except OSError:
+            pass  # a read-only folder: the next handoff takes the main path again
+
+
+def readable(view: dict[str, Any]) -> Any:
+    """The fast path's JSON as the attributes `render.handoff` reads."""
+    def entry(e: dict[str, Any]) -> SimpleNamespace:
+        return SimpleNamespace(**{**e, "created_at": datetime.fromisoformat(e["created_at"])})
+
+    lists = {k: [entry(e) for e in view[k]] for k in ("latest", "candidates", "open_loops")}
+    empty = not any(view[k] for k in ("latest", "candidates", "open_loops", "pending_nominations",
+                                       "open_requests", "incubation"))
+    return SimpleNamespace(**{**view, **lists, "as_of": datetime.fromisoformat(view["as_of"]), "empty": empty})

@@ -1,0 +1,95 @@
+"""The fast handoff answers exactly as the main path, or declines; its session is the main path's event."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from uuid import UUID
+
+import pytest
+
+from memhall.domains.entry import draft
+from memhall.domains.session import Session
+from memhall.governance import fast_handoff, promotions, sessions
+from memhall.governance.hall import Hall
+from memhall.governance.mapper import new_mapper
+from memhall.governance.recompute import verify_read_models
+from memhall.governance.views import EntryView
+from memhall.domains.values import Layer
+
+NOW = datetime(2026, 11, 30, 9, 0, 0, tzinfo=timezone.utc)
+
+
+def request(hall: Hall, *, open_session: bool = False) -> fast_handoff.Request | None:
+    store = fast_handoff.sqlite_path(hall.store.url)
+    if store is None:
+        return None
+    return fast_handoff.Request(store=store, policy_dir=None, actor="codex", domain="company", limit=10,
+                                open_session=open_session)
+
+
+def allowed(hall: Hall, req: fast_handoff.Request) -> None:
+    fast_handoff.remember(req.store, fast_handoff.policy_digest(None), "codex", "company", "session-chair-handoff")
+
+
+def world(hall: Hall) -> None:
+    hall.write("codex", "company", draft(text="billing: v2 live", kind="state", layer="L2", tags={"topics": ["billing"]}))
+    hall.write("gemini", "company", draft(text="billing: v3?", kind="state", tags={"topics": ["billing"]}))
+    sessions.wrap_up(hall, "codex", "company", "day one done", opens=["send reminders"])
+
+
+def test_the_fast_path_gives_the_main_paths_answer(hall: Hall) -> None:
+    req = request(hall)
+    if req is None:
+        pytest.skip("the fast path reads SQLite stores only")
+    world(hall)
+    allowed(hall, req)
+
+    fast = fast_handoff.handoff(req)
+    main = sessions.handoff(hall, "codex", "company", open_session=False).model_dump(mode="json")
+
+    assert fast is not None
+    assert {**fast, "as_of": None} == {**main, "as_of": None}
+
+
+def test_the_fast_path_declines_without_a_cached_decision_or_with_an_open_nomination(hall: Hall) -> None:
+    req = request(hall)
+    if req is None:
+        assert fast_handoff.sqlite_path(hall.store.url) is None  # PostgreSQL: always the main path
+        return
+    world(hall)
+    assert fast_handoff.handoff(req) is None
+    allowed(hall, req)
+    entry = hall.write("codex", "company", draft(text="deploys need a ticket", layer="L2", kind="lesson")).entry_id
+    promotions.nominate(hall, "claude", "company", UUID(entry), Layer.L3, "stale fact")
+
+    assert fast_handoff.handoff(req) is None
+
+
+def test_the_fast_paths_session_is_the_main_paths_event_and_a_second_handoff_continues_it(hall: Hall) -> None:
+    req = request(hall, open_session=True)
+    if req is None:
+        pytest.skip("the fast path reads SQLite stores only")
+    world(hall)
+    allowed(hall, req)
+
+    first = fast_handoff.handoff(req)
+    second = fast_handoff.handoff(req)
+    main = sessions.handoff(hall, "codex", "company")
+
+    assert first is not None and second is not None
+    assert second["session_id"] == first["session_id"] == main.session_id and second["session_reused"]
+    assert all(r.ok for r in verify_read_models(hall.streams, ["company"]))
+    reloaded = hall.streams.stream("company").get(UUID(first["session_id"]), "session", kind=Session)
+    assert reloaded.principal == "codex" and not reloaded.closed
+
+
+def test_the_lean_session_event_and_entry_fields_match_the_models() -> None:
+    work = Session.open("company", "codex", actor="codex", rule="r", handed=("a", "b"))
+    (event,) = work.collect_events()
+    topic, _, data = new_mapper().encode(event)
+
+    lean = fast_handoff.session_opened(str(work.id), "company", "codex", "r", event.timestamp, ("a", "b"))
+
+    assert (lean.topic, lean.data) == (topic, data)
+    assert fast_handoff.ENTRY_FIELDS == tuple(EntryView.model_fields)
+    assert fast_handoff.json_time(NOW) == "2026-11-30T09:00:00Z"
