@@ -22,6 +22,7 @@ from memhall.domains.dynamics.encoding import Encoder
 from memhall.domains.entry import Entry, EntryDraft
 from memhall.domains.errors import (
     DomainExistsError,
+    GuardrailError,
     InvalidValueError,
     MemhallError,
     NotFoundError,
@@ -298,7 +299,8 @@ class Hall:
                 # A thread's newer state, wrap-up or handoff is its own reason.
                 self.refuse(session, stream, target[1], InvalidValueError(
                     "superseding needs a reason (--reason) or evidence (--evidence): "
-                    "say why the old entry no longer holds"), rule="supersede-needs-a-reason")
+                    "say why the old entry no longer holds [supersede-needs-a-reason]"),
+                    rule="supersede-needs-a-reason")
             self._check_pending(session, stream, request, entry)
             replayed = self.replayed(session, stream, entry)
             if replayed is not None:
@@ -422,7 +424,8 @@ class Hall:
 
         problem = ceiling_problem(session, stream, entry, self.implanted_confidence)
         if problem is not None:
-            self.refuse(session, stream, request, problem, rule="confidence-by-provenance")
+            self.refuse(session, stream, request, GuardrailError(f"{problem} [confidence-by-provenance]"),
+                        rule="confidence-by-provenance")
 
     def _check_pending(self, session: Connection, stream: DomainStream, request: PolicyRequest,
                        entry: EntryDraft) -> None:

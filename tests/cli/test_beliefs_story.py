@@ -57,3 +57,20 @@ def test_a_rumour_fades_is_corrected_and_each_agent_keeps_what_it_heard(
     assert belief(gemini, rumour) == ("influencing", 58, "the NAS is backed up nightly")
     assert {h["holder"]: h["state"] for h in shown["holders"]}["gemini"] == "influencing"
     assert (before["belief"]["belief"]["state"], before["belief"]["belief"]["confidence"]) == ("doubtful", 38)
+
+
+def test_evidence_without_saying_what_it_does_is_a_usage_error_and_hearsay_above_trust_is_refused(
+        memhall: Any) -> None:
+    memhall("--as", "maki", "domain", "create", "company")
+    written = memhall("--as", "maki", "--domain", "company", "--json", "write", "--layer", "L2",
+                      "the NAS is full", "--source", "hearsay", "--source-agent", "codex")
+    entry = json.loads(written.output)["entry_id"]
+
+    unsaid = memhall("--as", "maki", "--domain", "company", "evidence", entry)
+    lifted = memhall("--as", "maki", "--domain", "company", "write", "--layer", "L2", "the NAS is empty",
+                     "--source", "hearsay", "--source-agent", "codex", "--confidence", "90")
+    drawn = memhall("--as", "maki", "--domain", "company", "why", entry, "--format", "dot")
+
+    assert unsaid.exit_code == 2 and "--supports, --contradicts or --anomaly" in unsaid.output
+    assert lifted.exit_code == 3 and "[confidence-by-provenance]" in lifted.output
+    assert drawn.exit_code == 0 and drawn.output.startswith("digraph why {")
