@@ -39,7 +39,8 @@ def test_verify_prints_each_domain_ok_with_its_head(db: Path, in_tmp: Path) -> N
 
     assert code == 0, result.stdout
     lines = result.stdout.splitlines()
-    assert [line.split()[:2] for line in lines] == [["company", "OK"], ["family", "OK"], ["0sys", "OK"]] * 2
+    assert [line.split()[:2] for line in lines] == [["company", "OK"], ["family", "OK"], ["0sys", "OK"]] * 3
+    assert "every decision names the adopted digest" in lines[3]
     assert "read models" in lines[-1]
     assert f"to position {LAST}" in lines[0]
 
