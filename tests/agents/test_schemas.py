@@ -28,7 +28,7 @@ async def test_only_the_tools_that_record_nothing_are_read_only(connect: Connect
     tools = await listed(connect)
 
     reads = {n for n, t in tools.items() if t.annotations and t.annotations.read_only_hint}
-    assert reads == {"recall", "search_history", "show_memory", "list_pending", "list_promotions", "why"}
+    assert reads == {"search_history", "show_memory", "list_pending", "list_promotions", "why"}
 
 
 async def test_a_tool_that_records_once_is_idempotent_and_one_that_records_each_call_is_not(
