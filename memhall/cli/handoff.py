@@ -86,10 +86,12 @@ def _remember(app: App) -> None:
     actor, domain = principal_name(app.actor), domain_name(app.domain)
     decision = app.hall.gate.decide(PolicyRequest(principal=actor, action=Action.HANDOFF, domain=domain,
                                                   resource_type=ResourceType.DOMAIN))
-    if decision.allowed:
+    seal = app.hall.seal
+    adopted = seal.adopted(app.hall.streams.stream(domain)) if seal is not None else ""
+    if decision.allowed and adopted and seal is not None and not seal.differs(app.hall.streams.stream(domain)):
         try:
             fast_handoff.remember(store, fast_handoff.policy_digest(app.policy_dir()), actor, domain,
-                                  decision.rule_id)
+                                  fast_handoff.Cached(decision.rule_id, adopted))
         except OSError:
             pass  # a read-only folder: the next handoff takes the main path again
 

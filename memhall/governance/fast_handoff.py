@@ -8,7 +8,9 @@ It answers only when it can show its answer is the main path's
 - the store is a SQLite file and the domain exists;
 - the policy's answer to (actor, handoff, domain) is cached under the digest of
   the policy files in force, written by an earlier handoff the main path allowed
-  (a denial is never cached: it must be recorded, by the main path);
+  (a denial is never cached: it must be recorded, by the main path), with the
+  adopted policy it was decided under, and that is still the domain's adopted
+  policy (the seal's check);
 - nothing waits in the sections whose views need pydantic: no open nomination,
   no open memory request, nothing incubating.
 
@@ -25,7 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
-from uuid import uuid4
+from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
 
 import orjson
 
@@ -67,16 +69,26 @@ def _decision_key(digest: str, actor: str, domain: str) -> str:
     return f"{digest}:{actor}:handoff:{domain}"
 
 
-def cached_rule(store: Path, digest: str, actor: str, domain: str) -> str | None:
+@dataclass(frozen=True)
+class Cached:
+    """An allowed handoff: the rule that allowed it, and the adopted policy it was decided under."""
+
+    rule: str
+    policy: str
+
+
+def cached_decision(store: Path, digest: str, actor: str, domain: str) -> Cached | None:
     try:
         cached = orjson.loads(cache_file(store).read_bytes())
     except (OSError, orjson.JSONDecodeError):
         return None
-    rule = cached.get(_decision_key(digest, actor, domain)) if isinstance(cached, dict) else None
-    return rule if isinstance(rule, str) and rule else None
+    found = cached.get(_decision_key(digest, actor, domain)) if isinstance(cached, dict) else None
+    if not isinstance(found, dict) or not found.get("rule") or not found.get("policy"):
+        return None
+    return Cached(str(found["rule"]), str(found["policy"]))
 
 
-def remember(store: Path, digest: str, actor: str, domain: str, rule: str) -> None:
+def remember(store: Path, digest: str, actor: str, domain: str, decided: Cached) -> None:
     """Cache an allowed handoff decision (atomically: a reader sees the old file or the new)."""
     path = cache_file(store)
     try:
@@ -84,7 +96,7 @@ def remember(store: Path, digest: str, actor: str, domain: str, rule: str) -> No
     except (OSError, orjson.JSONDecodeError):
         cached = {}
     cached = {k: v for k, v in cached.items() if k.startswith(digest)} if isinstance(cached, dict) else {}
-    cached[_decision_key(digest, actor, domain)] = rule
+    cached[_decision_key(digest, actor, domain)] = {"rule": decided.rule, "policy": decided.policy}
     scratch = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     scratch.write_bytes(orjson.dumps(cached))
     os.replace(scratch, path)
@@ -106,14 +118,23 @@ def entry_json(domain: str, row: dict[str, Any]) -> dict[str, Any]:
 
 
 def session_opened(ident: str, domain: str, actor: str, rule: str, now: datetime,
-                   handed: tuple[str, ...]) -> NewEvent:
-    """`Session.Opened` with the state the pydantic mapper writes, key for key."""
-    from uuid import UUID
-
+                   handed: tuple[str, ...], policy: str = "") -> NewEvent:
+    """`Session.Opened` with the state the pydantic mapper and the seal write, key for key."""
     state = {"originator_id": ident, "originator_version": 1, "timestamp": json_time(now),
-             "originator_topic": "memhall.Session", "actor": actor, "rule": rule, "domain": domain,
-             "principal": actor, "handed": list(handed)}
+             "originator_topic": "memhall.Session", "actor": actor, "rule": rule, "policy": policy,
+             "signature": "", "domain": domain, "principal": actor, "handed": list(handed)}
     return NewEvent(UUID(ident), 1, "memhall.Session.Opened", state, orjson.dumps(state))
+
+
+def adopted_policy(reader: threads.Reader, domain: str) -> str:
+    """The digest the domain's charter adopted last (`seal.Seal.adopted`), read from its events."""
+    charter = uuid5(NAMESPACE_URL, f"memhall:charter:{domain}")  # domains.charter.charter_id
+    adopted = ""
+    for topic, data in reader.rows(f"SELECT topic, state FROM {reader.prefix}events WHERE originator_id = ? "
+                                   "ORDER BY originator_version", [charter.bytes]):
+        if topic in ("memhall.Charter.Opened", "memhall.Policy.Adopted"):
+            adopted = str(orjson.loads(data)["digest"])
+    return adopted
 
 
 def connect(path: Path) -> sqlite3.Connection:
@@ -156,14 +177,16 @@ def handoff(request: Request, now: datetime | None = None) -> dict[str, Any] | N
     if not request.store.is_file():
         return None
     now = now or datetime.now(timezone.utc)
-    rule = cached_rule(request.store, policy_digest(request.policy_dir), request.actor, request.domain)
-    if rule is None:
+    decided = cached_decision(request.store, policy_digest(request.policy_dir), request.actor, request.domain)
+    if decided is None:
         return None
     conn = connect(request.store)
     try:
         reader = threads.Reader(conn, f"mh_{request.domain}_")
         if not reader.rows("SELECT 1 FROM mh_domains WHERE name = ?", [request.domain]):
             return None
+        if adopted_policy(reader, request.domain) != decided.policy:
+            return None  # another policy was adopted since: the main path decides (and may refuse)
         stamp = json_time(now)
         if _waiting(reader, threads.iso(now)):
             return None
@@ -174,7 +197,7 @@ def handoff(request: Request, now: datetime | None = None) -> dict[str, Any] | N
         session_id, reused = None, False
         if request.open_session:
             handed = tuple(dict.fromkeys(e["id"] for e in (*latest, *candidates, *loops)))
-            session_id, reused = _open(conn, reader, request, rule, now, handed)
+            session_id, reused = _open(conn, reader, request, decided, now, handed)
         return {"domain": name, "as_of": stamp, "session_id": session_id, "session_reused": reused,
                 "latest": latest, "candidates": candidates, "open_loops": loops,
                 "pending_nominations": [], "open_requests": [], "incubation": []}
@@ -182,8 +205,8 @@ def handoff(request: Request, now: datetime | None = None) -> dict[str, Any] | N
         conn.close()
 
 
-def _open(conn: sqlite3.Connection, reader: threads.Reader, request: Request, rule: str, now: datetime,
-          handed: tuple[str, ...]) -> tuple[str, bool]:
+def _open(conn: sqlite3.Connection, reader: threads.Reader, request: Request, decided: Cached,
+          now: datetime, handed: tuple[str, ...]) -> tuple[str, bool]:
     conn.execute("BEGIN IMMEDIATE")
     try:
         found = threads.reusable_session(reader, request.actor, threads.iso(now - request.reuse),
@@ -191,7 +214,8 @@ def _open(conn: sqlite3.Connection, reader: threads.Reader, request: Request, ru
         if found is None:
             found = str(uuid4())
             Journal(request.domain, "sqlite").append(
-                conn, [session_opened(found, request.domain, request.actor, rule, now, handed)])
+                conn, [session_opened(found, request.domain, request.actor, decided.rule, now, handed,
+                                      decided.policy)])
             conn.execute("COMMIT")
             return found, False
         conn.execute("COMMIT")

@@ -53,3 +53,5 @@ def test_handoff_by_thread_state_and_drift_as_processes(tmp_path: Path, store_ur
 
     assert code == 0 and f"drift: open loop {opened['opened_loops'][0]} of thread billing" in err
     assert long[0] == 3 and "point to them with --pointer" in long[2] and len(long[2].strip().splitlines()) == 1
+    verified = hall.run("maki", "audit", "verify")
+    assert verified[0] == 0, verified[2]  # the fast path's session events are the main path's

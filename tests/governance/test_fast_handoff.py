@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from uuid import UUID
 
+import orjson
 import pytest
 
 from memhall.domains.entry import draft
@@ -28,7 +29,10 @@ def request(hall: Hall, *, open_session: bool = False) -> fast_handoff.Request |
 
 
 def allowed(hall: Hall, req: fast_handoff.Request) -> None:
-    fast_handoff.remember(req.store, fast_handoff.policy_digest(None), "codex", "company", "session-chair-handoff")
+    assert hall.seal is not None
+    adopted = hall.seal.adopted(hall.streams.stream("company"))
+    decision = fast_handoff.Cached("session-chair-handoff", adopted)
+    fast_handoff.remember(req.store, fast_handoff.policy_digest(None), "codex", "company", decision)
 
 
 def world(hall: Hall) -> None:
@@ -89,7 +93,9 @@ def test_the_lean_session_event_and_entry_fields_match_the_models() -> None:
     topic, _, data = new_mapper().encode(event)
 
     lean = fast_handoff.session_opened(str(work.id), "company", "codex", "r", event.timestamp, ("a", "b"))
+    sealed = fast_handoff.session_opened(str(work.id), "company", "codex", "r", event.timestamp, ("a", "b"), "d" * 64)
 
     assert (lean.topic, lean.data) == (topic, data)
+    assert list(sealed.state) == list(orjson.loads(data)) and sealed.state["policy"] == "d" * 64
     assert fast_handoff.ENTRY_FIELDS == tuple(EntryView.model_fields)
     assert fast_handoff.json_time(NOW) == "2026-11-30T09:00:00Z"
