@@ -12,6 +12,7 @@ import click
 
 from memhall.cli import render
 from memhall.cli.context import App, emit, json_option
+from memhall.cli.signing import signer
 from memhall.domains.entry import draft
 from memhall.domains.errors import MemhallError
 from memhall.domains.values import Layer
@@ -21,6 +22,7 @@ from memhall.governance import beliefs, evidence, history, promotions, sessions
 from memhall.governance.hall import Hall
 from memhall.governance.store import Store
 from memhall.ledgers import markdown
+from memhall.policies.sshkeys import create_key_file
 from memhall.ledgers.materialize import materialize
 
 TOUR_ROLES = """\
@@ -78,7 +80,16 @@ def _hall(workdir: Path) -> Hall:
     (policy / "roles.yaml").write_text(TOUR_ROLES)
     _say(f"scratch store: {workdir / 'memhall.db'}\npolicy:        {policy}/ (roles.yaml below)")
     _say("".join(f"  {line}\n" for line in TOUR_ROLES.splitlines()[1:]).rstrip())
-    return Hall(Store(f"sqlite:///{workdir / 'memhall.db'}"), PolicySet.load(policy))
+    # The owner signs: a key of its own in the scratch folder, registered in allowed_signers,
+    # so the tour's ratification carries an SSH signature that `audit verify` checks.
+    key = workdir / "maki_ed25519"
+    public = create_key_file(key, comment="memhall:maki (tour)")
+    (policy / "allowed_signers").write_text(f'maki namespaces="memhall" {public.openssh}\n')
+    _say(f"signing key:   {key} (maki's, registered in {policy}/allowed_signers)")
+    hall = Hall(Store(f"sqlite:///{workdir / 'memhall.db'}"), PolicySet.load(policy))
+    if hall.seal is not None:
+        hall.seal.signer = signer(key, ssh_keygen=False)
+    return hall
 
 
 @click.command()
@@ -144,7 +155,8 @@ def _tour(hall: Hall) -> None:
                                                   "unchanged for a quarter"))
     _refused("memhall --as claude ratify PROMOTION   # the system chair organizes, never ratifies",
              lambda: promotions.ratify(hall, "claude", "company", nomination.id))
-    _run("memhall --as maki ratify PROMOTION", lambda: promotions.ratify(hall, "maki", "company", nomination.id))
+    _run("memhall --as maki ratify PROMOTION --key maki_ed25519   # signed: maki has a key",
+         lambda: promotions.ratify(hall, "maki", "company", nomination.id))
     _say(render_layer(promotions.ratified(hall, "maki", "company", "L3")))
     _say(render_layer(promotions.ratified(hall, "maki", "company", "L4")))
 

@@ -35,6 +35,16 @@ def test_the_tour_in_json_keeps_stdout_to_json(tmp_path: Path) -> None:
     assert len(summary["refusals"]) == 4
 
 
+def test_the_tours_ratification_is_signed_by_the_owners_key_in_its_scratch_folder(tmp_path: Path) -> None:
+    CliRunner().invoke(cli, ["tour", "--json", "--dir", str(tmp_path / "t")], obj=App())
+
+    verified = run_cli(["--store", str(tmp_path / "t" / "memhall.db"), "audit", "verify"], cwd=tmp_path)
+
+    assert verified.returncode == 0, verified.stderr
+    assert "company      OK      policy: 1 adoption(s)" in verified.stdout
+    assert "1 signature(s) verified" in verified.stdout
+
+
 def test_init_creates_a_store_folder_and_a_policy_that_checks(tmp_path: Path) -> None:
     init = run_cli(["init"], cwd=tmp_path)
     check = run_cli(["policy", "check"], cwd=tmp_path)
