@@ -78,6 +78,19 @@ class HallGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*COMMANDS, *super().list_commands(ctx)})
 
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list from the summaries, so `--help` imports no command module."""
+        from memhall.cli.summaries import SUMMARIES
+
+        names = self.list_commands(ctx)
+        if any(name not in SUMMARIES for name in names):
+            super().format_commands(ctx, formatter)
+            return
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, click.Command(name, help=SUMMARIES[name]).get_short_help_str(limit))
+                                for name in names])
+
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         target = COMMANDS.get(cmd_name)
         if target is None:
