@@ -100,8 +100,13 @@ def test_the_policy_may_ask_counted_sessions_to_be_hours_apart(hall: Hall, tmp_p
     charters.adopt(spaced, "maki", "company")
     canon = canon_nomination(spaced)
 
+    opened = []
     for _ in range(3):
-        promotions.remind(spaced, "codex", "company", canon, session(spaced))
+        opened.append(session(spaced))
+        promotions.remind(spaced, "codex", "company", canon, opened[-1])
+        sessions.wrap_up(spaced, "codex", "company", "done for today", session_id=opened[-1])
+
+    assert len(set(opened)) == 3
 
     (row,) = promotions.promotions(spaced, "maki", "company")
     assert row.reminders == 3 and len(row.reminder_sessions) == 1
@@ -131,7 +136,9 @@ def test_a_position_cannot_be_revised_after_the_decision(hall: Hall) -> None:
     for member in ("claude", "codex", "gemini"):
         promotions.dissent(hall, member, "company", canon, "agree", "fine")
     for _ in range(3):
-        promotions.remind(hall, "codex", "company", canon, session(hall))
+        opened = session(hall)
+        promotions.remind(hall, "codex", "company", canon, opened)
+        sessions.wrap_up(hall, "codex", "company", "done for today", session_id=opened)
     promotions.ratify(hall, "maki", "company", canon)
 
     with pytest.raises(RefusedError, match="is ratified"):
