@@ -13,10 +13,17 @@ from sqlalchemy import Connection, select, text
 
 from memhall.domains.errors import InvalidValueError, NotFoundError
 from memhall.governance import fulltext
+from memhall.governance.exposure import held, holds_domain
 from memhall.governance.hall import Hall
 from memhall.governance.streams import DomainStream
 from memhall.governance.views import EntryView, EventView, SearchView, ShowView, as_utc
 from memhall.policies.model import Action, ResourceType
+
+
+#: the rule a seat's read of what it does not hold is refused under
+HELD_ONLY = "seats-see-what-they-hold"
+#: events a seat's log reads at a time while it filters them down to its own
+_PAGE = 500
 
 
 def entry_row(conn: Connection, stream: DomainStream, entry_id: UUID | str) -> EntryView | None:
@@ -43,18 +50,26 @@ def event_view(stream: DomainStream, record: Any) -> EventView:
 
 
 def show(hall: Hall, actor: str, domain: str, entry_id: UUID) -> ShowView:
-    stream, _ = hall.ask(actor, Action.READ, domain, resource_type=ResourceType.ENTRY,
-                         resource_id=str(entry_id))
+    stream, decision = hall.ask(actor, Action.READ, domain, resource_type=ResourceType.ENTRY,
+                                resource_id=str(entry_id))
+    actor = decision.request.principal
     with hall.store.read() as conn:
         entry = entry_row(conn, stream, entry_id)
         if entry is None:
             raise NotFoundError("entry", entry_id)
+        unheld = not holds_domain(hall.gate, actor, stream.name) and not held(conn, stream, actor, [entry.id])
         events = stream.tables
         rows = conn.execute(
             text(f"SELECT id, originator_id, originator_version, topic, state FROM {events.events_name} "
                  "WHERE originator_id = :oid ORDER BY originator_version"),
             {"oid": _uuid_param(hall, entry_id)},
         ).all()
+    if unheld:
+        # SPEC §6: a seat sees what it holds, never what it was not exposed to
+        with hall.writing(stream) as session:
+            hall.refuse(session, stream, decision.request, InvalidValueError(
+                f"{actor} does not hold entry {entry_id}: it was never written by, told to or handed "
+                f"to it [{HELD_ONLY}]"), rule=HELD_ONLY)
     return ShowView(entry=entry, history=[event_view(stream, _Record(r, hall)) for r in rows])
 
 
@@ -64,38 +79,57 @@ def _uuid_param(hall: Hall, ident: UUID) -> Any:
 
 
 def search(hall: Hall, actor: str, domain: str, query: str, limit: int = 20) -> SearchView:
-    """History search, best match first (SQLite FTS5 / PostgreSQL full text)."""
-    stream, _ = hall.ask(actor, Action.SEARCH, domain)
+    """History search: any word of the query (stemmed, stop words out), best match first,
+    over what the actor holds (a seat: only what it was exposed to)."""
+    stream, decision = hall.ask(actor, Action.SEARCH, domain)
+    actor = decision.request.principal
+    holder = None if holds_domain(hall.gate, actor, stream.name) else actor
     return SearchView(domain=stream.name, query=query,
-                      results=lexical(hall, stream, query, limit))
+                      results=lexical(hall, stream, query, limit, holder=holder))
 
 
-def lexical(hall: Hall, stream: DomainStream, query: str, limit: int) -> list[EntryView]:
-    """Entries matching every word of `query`, best first."""
-    words = fulltext.words_of(query)
-    if not words:
+def lexical(hall: Hall, stream: DomainStream, query: str, limit: int, *,
+            holder: str | None = None) -> list[EntryView]:
+    """Entries matching any word of `query`, best first (the analyser recall uses)."""
+    if not fulltext.words_of(query):
         raise InvalidValueError("search needs at least one word")
+    words = fulltext.terms_of(query)  # only stop words: nothing to rank by, nothing found
     entries = stream.tables.entries
     with hall.store.read() as conn:
         ids = [i for i, _ in fulltext.match(conn, stream.tables, hall.store.dialect, words,
-                                            any_word=False, limit=limit)]
+                                            any_word=True, limit=limit, holder=holder)]
         rows = {r.id: r for r in conn.execute(select(entries).where(entries.c.id.in_(ids)))}
     return [EntryView.from_row(stream.name, rows[i]) for i in ids if i in rows]
 
 
 def log(hall: Hall, actor: str, domain: str, *, limit: int = 20, before: int | None = None) -> list[EventView]:
-    """The domain's events, newest first, a page at a time."""
+    """The domain's events, newest first, a page at a time; a seat sees the events of the
+    entries it holds and its own acts, nothing else."""
     if limit < 1:
         raise InvalidValueError("--limit must be at least 1")
-    stream, _ = hall.ask(actor, Action.READ, domain)
+    stream, decision = hall.ask(actor, Action.READ, domain)
+    actor = decision.request.principal
+    whole = holds_domain(hall.gate, actor, stream.name)
     sql = f"SELECT id, originator_id, originator_version, topic, state FROM {stream.tables.events_name}"
-    params: dict[str, Any] = {"n": limit}
-    if before is not None:
-        sql += " WHERE id < :before"
-        params["before"] = before
+    found: list[EventView] = []
     with hall.store.read() as conn:
-        rows = conn.execute(text(sql + " ORDER BY id DESC LIMIT :n"), params).all()
-    return [event_view(stream, _Record(r, hall)) for r in rows]
+        while len(found) < limit:
+            page = limit if whole else _PAGE
+            params: dict[str, Any] = {"n": page}
+            where = ""
+            if before is not None:
+                where = " WHERE id < :before"
+                params["before"] = before
+            rows = conn.execute(text(sql + where + " ORDER BY id DESC LIMIT :n"), params).all()
+            views = [event_view(stream, _Record(r, hall)) for r in rows]
+            if not whole:
+                mine = held(conn, stream, actor, [v.stream_id for v in views])
+                views = [v for v in views if v.stream_id in mine or v.actor == actor]
+            found += views
+            if whole or len(rows) < page:
+                break
+            before = int(rows[-1].id)
+    return found[:limit]
 
 
 class _Record:

@@ -110,7 +110,8 @@ async def test_recall_with_nothing_to_look_for_is_a_tool_error(connect: Connect)
 
 
 async def test_search_history_says_it_is_not_current_state(hall: Hall, connect: Connect) -> None:
-    hall.write("codex", "company", draft(text="the staging database moved", layer="L2"))
+    hall.write("codex", "company", draft(text="the staging database moved", layer="L2", addressees=("gemini",)))
+    hall.write("codex", "company", draft(text="the staging database is codex's secret", layer="L2"))
 
     async with connect("gemini") as client:
         found = structured(await client.call_tool("search_history", {"query": "staging database"}))

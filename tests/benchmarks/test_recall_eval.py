@@ -28,8 +28,9 @@ def test_the_eval_prints_one_well_formed_row_per_system_for_a_slice_of_the_story
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     assert lines[0].startswith("recall eval · multiagent · 30 questions")
-    assert lines[2] == "| system | R@1 | R@5 | R@10 | abst-P | abst-R | leak@5 | p50 ms | p95 ms |"
-    assert re.fullmatch(rf"\| fts( \| {CELL}){{8}} \|", lines[4])
+    assert lines[2] == ("| system | R@1 | R@5 | R@10 | abst-P | abst-R | leak@5 | p50 ms | p95 ms "
+                        "| cpu p50 | cpu p95 |")
+    assert re.fullmatch(rf"\| fts( \| {CELL}){{10}} \|", lines[4])
 
 
 def test_the_json_output_carries_every_score_of_every_system() -> None:
@@ -40,7 +41,7 @@ def test_the_json_output_carries_every_score_of_every_system() -> None:
 
     assert scores["questions"] == 3
     assert {"R@1", "R@5", "R@10", "abstain_precision", "abstain_recall", "leak@5", "p50_ms",
-            "p95_ms", "by_type"} <= set(scores)
+            "p95_ms", "cpu_p50_ms", "cpu_p95_ms", "by_type"} <= set(scores)
 
 
 def test_an_unknown_system_is_a_usage_error() -> None:
