@@ -2,7 +2,8 @@
 
 A record joins an entry with its recorded encoding (its emotion) and, for one
 holder, its reviews: the exposure rows of the calls that handed it out
-(materialize, an answer, a handoff, a recall), one per call — never a row
+(materialize, an answer, a handoff, a recall), one per call, and the
+supporting evidence recorded on it (it reinforces the memory) — never a row
 written for the purpose. `causes` are the entry's evidence refs (a consolidation
 note's are its sources); a dynamic's own proposals are told apart by the
 idempotency key the hall gave them (`consolidation:…`, `wandering:…`).
@@ -38,6 +39,8 @@ from memhall.governance.streams import DomainStream
 
 #: exposure routes that are a review: the memory was handed out and used
 REVIEWS = ("materialize", "answer", "handoff", "recall")
+#: evidence that reviews the claim it lands on: it reinforces it
+REINFORCES = "supports"
 #: idempotency-key prefixes of the dynamics' proposals
 SOURCES = (CONSOLIDATION, WANDERING)
 _CHUNK = 500
@@ -143,11 +146,20 @@ def reviews(conn: Connection, stream: DomainStream, scope: Scope | None,
     if scope is not None:
         base += " AND holder = ?"
         params.append(scope.observer)
+    # reinforcing evidence is a review too (seed 001: reviewed by use or by evidence)
+    backed = f"SELECT claim_entry, recorded_at FROM {db.p}evidence WHERE kind = ?"
+    backed_params: list[Any] = [REINFORCES]
+    if scope is not None:
+        backed += " AND actor = ?"
+        backed_params.append(scope.observer)
     found: dict[str, list[datetime]] = defaultdict(list)
     chunks: list[list[str] | None] = [None] if ids is None else list(_chunks(ids))
     for chunk in chunks:
         sql = base if chunk is None else base + f" AND entry_id IN ({db.marks(len(chunk))})"
         for entry_id, at in db.rows(sql, params + (chunk or [])):
+            found[str(entry_id)].append(from_iso(at))
+        sql = backed if chunk is None else backed + f" AND claim_entry IN ({db.marks(len(chunk))})"
+        for entry_id, at in db.rows(sql, backed_params + (chunk or [])):
             found[str(entry_id)].append(from_iso(at))
     return found
 

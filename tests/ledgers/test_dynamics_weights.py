@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from uuid import UUID
 
 import pytest
 from freezegun import freeze_time
 
+from memhall.domains.belief import EvidenceKind
 from memhall.domains.dynamics.config import DynamicsConfig
 from memhall.domains.entry import draft
 from memhall.domains.recall import Recall
+from memhall.governance import evidence
 from memhall.governance.hall import Hall
 from memhall.ledgers import dynamics_weights
 from memhall.ledgers.materialize import materialize
@@ -50,6 +53,19 @@ def test_reviews_count_for_the_observer_they_were_handed_to(hall: Hall) -> None:
     chair = snapshot(hall, "codex", [billing]).records[billing]
 
     assert len(seat.reviews) == 1 and chair.reviews == ()
+
+
+def test_supporting_evidence_reviews_the_claim_for_whoever_recorded_it(hall: Hall) -> None:
+    with freeze_time(day(0)):
+        billing = write(hall, "billing runs on fridays", topics=("billing",))
+    with freeze_time(day(3)):
+        evidence.record(hall, "codex", "company", UUID(billing), EvidenceKind.SUPPORTS, ref="runbook#billing")
+    with freeze_time(day(4)):
+        evidence.record(hall, "gemini", "company", UUID(billing), EvidenceKind.CONTRADICTS, ref="chat#7")
+
+    assert snapshot(hall, "codex", [billing]).records[billing].reviews == (day(3),)
+    assert snapshot(hall, "gemini", [billing]).records[billing].reviews == ()  # a doubt is no review
+    assert snapshot(hall, "claude", [billing]).records[billing].reviews == ()
 
 
 def test_a_recall_s_nudges_are_applied_by_the_projection_and_move_the_next_weights(hall: Hall) -> None:
