@@ -54,11 +54,24 @@ def load(path: Path) -> list[Checkpoint]:
 def append(path: Path, checkpoints: Iterable[Checkpoint]) -> None:
     """Append one line per checkpoint (the file is meant to be committed)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as out:
-        for checkpoint in checkpoints:
-            out.write(checkpoint.model_dump_json() + "\n")
-        out.flush()
-        os.fsync(out.fileno())
+    # One write on an O_APPEND descriptor, under an exclusive lock: concurrent
+    # wrap-ups append whole lines, never interleaved halves.
+    data = "".join(checkpoint.model_dump_json() + "\n" for checkpoint in checkpoints).encode("utf-8")
+    descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        _lock(descriptor)
+        os.write(descriptor, data)
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _lock(descriptor: int) -> None:
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: O_APPEND alone
+        return
+    fcntl.flock(descriptor, fcntl.LOCK_EX)
 
 
 def of_store(path: Path, found: Sequence[Checkpoint], store: str | None) -> list[Checkpoint]:

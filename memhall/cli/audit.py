@@ -18,6 +18,7 @@ from memhall.cli.options import BIGINT, LAYERS
 from memhall.cli.table import listing
 from memhall.domains.errors import AuditFailureError, InvalidValueError, MemhallError
 from memhall.governance.attestation import ActsReport, verify_acts
+from memhall.governance.settings import checkpoint_file, remember_checkpoints
 from memhall.governance.location import locate, require_registry
 from memhall.governance.recompute import ModelReport, verify_read_models
 from memhall.governance.store import Store
@@ -51,6 +52,7 @@ def verify(app: App, path: Path | None, batch: int, fast: bool) -> None:
     Then every read model an agent is served from (entries, full-text rows,
     sessions, promotions, requests, materializations, audit rows, the domain
     registry) is recomputed from the log and compared row by row."""
+    path = path or _remembered(app, existing=True)
     if path is None and DEFAULT_PATH.is_file():
         path = DEFAULT_PATH
     seen = _load(path) if path else []
@@ -59,8 +61,8 @@ def verify(app: App, path: Path | None, batch: int, fast: bool) -> None:
     models = [] if fast or not all(r.ok for r in reports) else _verify_models(app)
     ok = all(r.ok for r in reports) and all(m.ok for m in models) and all(a.ok for a in acts)
     if not seen and ok:
-        note("warning: no checkpoint: truncation of the log or a restored older copy cannot be "
-             "detected (take one with `memhall audit checkpoint` and commit it)")
+        note("WARNING: no checkpoint: truncation of the log, rollback to an older copy and a "
+             "recomputed chain CANNOT be detected (take one with `memhall audit checkpoint` and commit it)")
     emit(app, {"ok": ok, "checkpoints": str(path) if path else None,
                "domains": reports, "acts": acts, "read_models": models},
          lambda: "\n".join([*(_verdict(r) for r in reports), *(_acts_verdict(a) for a in acts),
@@ -73,6 +75,16 @@ def verify(app: App, path: Path | None, batch: int, fast: bool) -> None:
     if broken:
         raise AuditFailureError("audit failed: " + "; ".join(
             f"{m.domain}: {m.broken.detail}" for m in broken if m.broken is not None))
+
+
+def _remembered(app: App, *, existing: bool) -> Path | None:
+    """The checkpoint file the store remembers (for verify: only once it exists)."""
+    store = _open(app)
+    try:
+        found = checkpoint_file(store)
+    finally:
+        store.dispose()
+    return found if found is not None and (found.is_file() or not existing) else None
 
 
 def _verify_acts(app: App, domains: list[str]) -> list[ActsReport]:
@@ -110,14 +122,23 @@ def _model_verdict(report: ModelReport) -> str:
 
 @audit.command()
 @click.option("--file", "path", type=click.Path(dir_okay=False, path_type=Path),
-              help=f"Checkpoint file to append to (default: {DEFAULT_PATH}).")
+              help="Checkpoint file to append to; the store remembers it from then on "
+                   f"(default: the one it remembers, else {DEFAULT_PATH}).")
+@click.option("--on-wrap-up/--not-on-wrap-up", "on_wrap_up", default=None,
+              help="Whether every wrap-up appends a checkpoint (set for the store).")
 @json_option
 @pass_app
-def checkpoint(app: App, path: Path | None) -> None:
+def checkpoint(app: App, path: Path | None, on_wrap_up: bool | None) -> None:
     """Append each chain head to a checkpoint file.
 
     Commit the file to git: later verifications hold the store to it. The
     chains are checked first, and a broken one gets no checkpoint."""
+    if path is not None or on_wrap_up is not None:
+        store = _open(app)
+        try:
+            remember_checkpoints(store, path or checkpoint_file(store) or DEFAULT_PATH, on_wrap_up=on_wrap_up)
+        finally:
+            store.dispose()
     written = write_checkpoint(app, path)
     emit(app, written, lambda: "\n".join(
         f"{c.domain:<12} position {c.position:>8}  head {c.head}" for c in written))
@@ -127,7 +148,7 @@ def write_checkpoint(app: App, path: Path | None) -> list[Checkpoint]:
     """Append one checkpoint per domain (system stream included). The chains are
     checked first, from each domain's last checkpoint on: a broken chain gets
     no checkpoint, so tampering is never blessed."""
-    target = path or DEFAULT_PATH
+    target = path or _remembered(app, existing=False) or DEFAULT_PATH
     previous = _load(target) if target.is_file() else []
     reports, store_id = _verify(app, target, previous, incremental=True, batch=BATCH)
     _fail_if_broken(reports)

@@ -31,13 +31,14 @@ pass_app = click.make_pass_decorator(App, ensure=True)
 @click.option("--max-chars", type=click.IntRange(1, 100_000),
               help=f"Longest summary accepted (default: wrap_up_chars in .memhall/config.toml, "
                    f"else {sessions.SUMMARY_CHARS}).")
-@click.option("--checkpoint", is_flag=True, help="Also write an audit checkpoint.")
+@click.option("--checkpoint/--no-checkpoint", default=None,
+              help="Append an audit checkpoint (default: yes for a store `init` made in a git work tree).")
 @click.option("--idempotency-key", help="Retrying with the same key returns the first wrap-up.")
 @json_option
 @pass_app
 def wrap_up(app: App, summary: str | None, session_id: str | None, pointers: tuple[str, ...],
             closes: tuple[str, ...], opens: tuple[str, ...], thread: str | None, max_chars: int | None,
-            checkpoint: bool, idempotency_key: str | None) -> None:
+            checkpoint: bool | None, idempotency_key: str | None) -> None:
     """Session end: a short summary plus pointers, loops opened and closed.
 
     It supersedes the previous wrap-up of its thread, and says which of the
@@ -57,6 +58,10 @@ def wrap_up(app: App, summary: str | None, session_id: str | None, pointers: tup
         note(f"drift: pointer {pointer} names an entry that is no longer active")
     for pointer in result.unknown_pointers:
         note(f"drift: pointer {pointer} names no entry of {result.domain}")
+    if checkpoint is None:
+        from memhall.governance.settings import checkpoints_on_wrap_up
+
+        checkpoint = checkpoints_on_wrap_up(app.hall.store)
     if checkpoint:
         from memhall.cli.audit import write_checkpoint
 

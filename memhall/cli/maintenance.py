@@ -12,6 +12,7 @@ from memhall.domains.errors import InvalidValueError
 from memhall.governance.location import locate
 from memhall.governance.project import GITIGNORE, STORE_DIR, STORE_FILE
 from memhall.governance.rebuild import rebuild as rebuild_projections
+from memhall.governance.settings import in_git_work_tree, remember_checkpoints
 from memhall.policies.files import POLICY_DIR
 
 pass_app = click.make_pass_decorator(App, ensure=True)
@@ -52,8 +53,14 @@ def init(app: App, directory: Path) -> None:
     if not ignore.exists():
         ignore.write_text(GITIGNORE, encoding="utf-8")
     store = Store(url)
+    audit_file = directory / "memhall-audit" / "checkpoints.jsonl"
+    # a SQLite store in a git work tree checkpoints at every wrap-up, so the tail
+    # nobody could vouch for is at most one session; a shared PostgreSQL store
+    # checkpoints when asked (`audit checkpoint --file F --on-wrap-up` turns it on)
+    on_wrap_up = store.dialect == "sqlite" and in_git_work_tree(directory)
     try:
         Streams(store).ensure_registry()
+        remember_checkpoints(store, audit_file, on_wrap_up=on_wrap_up)
     finally:
         store.dispose()
     steps = next_steps(policy)

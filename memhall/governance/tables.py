@@ -59,6 +59,14 @@ store_table = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
 )
 
+#: a store's own settings (key -> value): where its checkpoints live, whether wrap-up takes one
+settings_table = Table(
+    "mh_settings",
+    registry_metadata,
+    Column("key", String(40), primary_key=True),
+    Column("value", Text, nullable=False),
+)
+
 Position = BigInteger().with_variant(Integer(), "sqlite")
 
 
