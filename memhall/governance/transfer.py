@@ -207,6 +207,11 @@ def _write_batch(hall: Hall, actor: str, domain: str, lines: list[Line], report:
         stored = stream.replays(conn, [KEY_PREFIX + line.key for line in lines]
                                 + [KEY_PREFIX + str(line.fields["supersedes"]) for line in lines
                                    if line.fields.get("supersedes") is not None])
+        # an exported entry that was not imported has its id as key: it is already here
+        reader = threads.Reader(raw(conn), stream.tables.prefix, conn.dialect.name)
+        ids = [line.key for line in lines if _is_id(line.key) and KEY_PREFIX + line.key not in stored]
+        for ident, row in reader.entries(ids).items():
+            stored[KEY_PREFIX + ident] = (ident, str(row["dedup_key"]))
     todo: list[tuple[Line, EntryDraft]] = []
     for line, entry in zip(lines, drafts):
         found = stored.get(KEY_PREFIX + line.key)
@@ -229,6 +234,13 @@ def _write_batch(hall: Hall, actor: str, domain: str, lines: list[Line], report:
             report.duplicates += 1
         else:
             report.written += 1
+
+
+def _is_id(text: str) -> bool:
+    try:
+        return str(UUID(text)) == text
+    except ValueError:
+        return False
 
 
 def _target(line: Line, stored: dict[str, tuple[str, str]], report: ImportReport) -> UUID | None:

@@ -8,6 +8,7 @@ from uuid import UUID
 
 import pytest
 
+from memhall.domains.entry import draft
 from memhall.domains.errors import PolicyDeniedError
 from memhall.governance import history, sessions, transfer
 from memhall.governance.hall import Hall
@@ -58,6 +59,17 @@ def test_export_writes_back_the_lines_it_imported(hall: Hall) -> None:
     assert exported[3]["author"] == "gemini" and exported[3]["tags"] == {"people": ["auditor"]}
     again = transfer.run_import(hall, "codex", "company", transfer.jsonl([json.dumps(e).encode() for e in exported]))
     assert again.written == 0
+
+
+def test_an_export_of_entries_written_one_by_one_imports_into_the_same_store_as_nothing(hall: Hall) -> None:
+    old = hall.write("codex", "company", draft(text="x is 1", kind="state", layer="L2", tags={"topics": ["x"]}))
+    hall.write("codex", "company", draft(text="x is 2", kind="state", layer="L2", tags={"topics": ["x"]}),
+               supersedes=UUID(old.entry_id), reason="changed")
+
+    exported = [json.dumps(e).encode() for e in transfer.export(hall, "codex", "company")]
+    again = transfer.run_import(hall, "codex", "company", transfer.jsonl(exported))
+
+    assert (again.read, again.written, again.already) == (2, 0, 2)
 
 
 def test_a_folder_of_notes_is_one_entry_per_note_with_its_front_matter(hall: Hall, tmp_path: Path) -> None:
