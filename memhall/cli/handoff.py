@@ -8,6 +8,7 @@ show its answer is the main path's it declines, and the main path
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from datetime import datetime
 from types import SimpleNamespace
@@ -60,8 +61,8 @@ def _fast(app: App, limit: int, open_session: bool, session_id: str | None) -> d
     from memhall.governance import fast_handoff
     from memhall.governance.location import locate
 
-    if app.gate_factory is not None:
-        return None  # a gate given in-process (tests): only the main path asks it
+    if app.gate_factory is not None or os.environ.get("MEMHALL_FAST_HANDOFF") == "0":
+        return None  # a gate given in-process (tests), or the main path asked for (benchmarks)
     store = fast_handoff.sqlite_path(locate(app.store_arg))
     if store is None:
         return None

@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from memhall import __version__
 from memhall.cli.context import App, json_option
 from memhall.domains.errors import MemhallError, RefusedError
 
@@ -190,7 +191,7 @@ class Failure:
               help="Policy directory (default: ./memhall-policy/, else the built-in defaults).")
 @json_option
 @click.option("-v", "--verbose", count=True, help="Key-value logs on stderr.")
-@click.version_option(package_name="memhall")
+@click.version_option(version=__version__, prog_name="memhall")
 @click.pass_context
 def cli(ctx: click.Context, store: str | None, actor: str | None, domain: str | None,
         policy: str | None, verbose: int) -> None:

@@ -18,3 +18,11 @@ def test_the_help_summaries_are_the_commands_own() -> None:
         for limit in (45, 58, 120):
             summary = click.Command(name, help=SUMMARIES[name]).get_short_help_str(limit)
             assert summary == command.get_short_help_str(limit), name
+
+
+def test_the_version_is_the_installed_distributions() -> None:
+    from importlib.metadata import version
+
+    import memhall
+
+    assert memhall.__version__ == version("memhall")
