@@ -17,6 +17,7 @@ from sqlalchemy import insert, select
 
 from memhall.governance import fulltext
 from memhall.governance.hall import Hall
+from memhall.governance.journal import analyze_sql
 from memhall.governance.projection import ops_for
 from memhall.governance.projection.apply import Backend, Projector, SqlBackend
 from memhall.governance.projection.schema import iso
@@ -106,6 +107,8 @@ def rebuild(hall: Hall, domains: list[str] | None = None, batch: int = BATCH,
             for index in indexes:
                 index.create(conn)
             stream.create_search(conn)
+            if hall.store.dialect != "sqlite":
+                conn.exec_driver_sql(analyze_sql(stream.tables.prefix))
         replayed[name] = done
     return replayed
 

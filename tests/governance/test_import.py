@@ -86,3 +86,16 @@ def test_an_idempotency_key_reused_for_other_content_in_one_batch_is_refused(hal
         hall.write_many("codex", "company", batch)
 
     assert hall.streams.topics("company") == ["memhall.Domain.Opened", "memhall.Charter.Opened"]
+
+
+def test_a_bulk_import_on_postgresql_leaves_the_planner_fresh_statistics(hall: Hall, store_url: str) -> None:
+    if not store_url.startswith("postgresql"):
+        pytest.skip("SQLite's planner needs no statistics for these indexes")
+
+    hall.write_many("codex", "company", [draft(text=f"note {i}") for i in range(1100)])
+
+    with hall.store.read() as conn:
+        estimated = conn.execute(text(
+            "SELECT reltuples FROM pg_class WHERE relname = 'mh_company_entries' "
+            "AND relnamespace = current_schema()::regnamespace")).scalar_one()
+    assert estimated >= 1000  # analyzed in the import's transaction, not whenever autovacuum gets to it
