@@ -3,7 +3,9 @@ MEMHALL_TEST_POSTGRES_URL is set) and the real policy engine."""
 
 from __future__ import annotations
 
+import importlib
 import os
+import pkgutil
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +16,15 @@ from sqlalchemy import create_engine, text
 from memhall.governance.hall import Hall
 from memhall.governance.store import Store
 from memhall.policies.engine import PolicySet
+
+import memhall
+
+# Every memhall module imported before any test freezes the clock: a pydantic model whose
+# module is first imported lazily (inside a use case) under freezegun would take
+# FakeDatetime for its `datetime` fields and fail to build.
+for _module in pkgutil.walk_packages(memhall.__path__, "memhall."):
+    if not _module.name.endswith("__main__"):
+        importlib.import_module(_module.name)
 
 POSTGRES_URL = os.environ.get("MEMHALL_TEST_POSTGRES_URL", "")
 

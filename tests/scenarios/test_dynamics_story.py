@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
@@ -123,16 +122,13 @@ def test_the_same_seed_wanders_the_same_way_and_a_second_run_writes_nothing(stor
 
 def test_a_contradiction_incubates_until_it_is_corrected(story: Story) -> None:
     claim = story.write("The build cache lives on the NAS.", kind="claim")
-    set_state(story.store, claim, "doubtful")  # stand-in: no command on this branch doubts a claim yet
+    story.run("codex", "evidence", claim, "--contradicts", "--ref", "ls /mnt/nas: no cache")
 
     doubted = story.json("codex", "handoff")["incubation"]
-    set_state(story.store, claim, "corrected")
+    story.run("codex", "evidence", claim, "--contradicts", "--ref", "ci.yaml: cache on the runner",
+              "--text", "The build cache lives on the CI runner.")
     settled = story.json("codex", "handoff")["incubation"]
 
     assert [(i["reason"], i["ids"]) for i in doubted] == [("doubtful", [claim])]
+    assert story.json("codex", "show", claim)["entry"]["state"] == "corrected"
     assert settled == []
-
-
-def set_state(store: Path, entry_id: str, state: str) -> None:
-    with sqlite3.connect(store) as db:
-        db.execute("UPDATE mh_company_entries SET state = ? WHERE id = ?", (state, entry_id))
