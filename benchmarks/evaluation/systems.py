@@ -71,6 +71,13 @@ def fused(context: Context, question: Question) -> Answer:
     return Answer([i.id for i in done.items], abstained=done.abstained)
 
 
+def fused_without_dynamics(context: Context, question: Question) -> Answer:
+    """`fused` with the memory dynamics left out of the order (they must not cost R@5)."""
+    done = recall(context.hall, principal(question.observer), DOMAIN, question.text, max_items=TOP,
+                  max_tokens=MAX_TOKENS, record=False, with_dynamics=False)
+    return Answer([i.id for i in done.items], abstained=done.abstained)
+
+
 def channel(name: str) -> System:
     """One channel alone, as the asking observer sees it: its own order, no fusion."""
     def alone(context: Context, question: Question) -> Answer:
@@ -89,6 +96,7 @@ SYSTEMS: dict[str, System] = {
     "bm25": bm25,
     "fts": fts,
     "fused": fused,
+    "fused-dynamics": fused_without_dynamics,
     **{c.NAME: channel(c.NAME) for c in (lexical_match, entity_neighborhood, recent_event, active_intent,
                                          relationship_evidence, portrait_evidence)},
 }
