@@ -32,6 +32,15 @@ class Checkpoint(BaseModel):
     at: datetime
     #: the identity of the store it was taken of (None in files from before it existed)
     store: str | None = None
+    #: the human who took it, when that human has a key: then `signature` is theirs over `signed()`
+    by: str | None = None
+    signature: str | None = None
+
+    def signed(self) -> dict[str, str | int | None]:
+        """The fields a taker's signature covers (all but the signature)."""
+        return {"checkpoint.domain": self.domain, "checkpoint.position": self.position,
+                "checkpoint.head": self.head, "checkpoint.at": self.at.isoformat(),
+                "checkpoint.store": self.store, "checkpoint.by": self.by}
 
 
 def load(path: Path) -> list[Checkpoint]:

@@ -18,6 +18,11 @@ from memhall.cli.options import BIGINT, LAYERS
 from memhall.cli.table import listing
 from memhall.domains.errors import AuditFailureError, InvalidValueError, MemhallError
 from memhall.governance.attestation import ActsReport, verify_acts
+from memhall.cli.signing import signer, signing_options
+from memhall.policies.acts import canonical_act
+from memhall.policies.files import read_policy_dir
+from memhall.policies.signers import AllowedSigners
+from memhall.policies.signing import verify as verify_signature
 from memhall.governance.settings import checkpoint_file, remember_checkpoints
 from memhall.governance.location import locate, require_registry
 from memhall.governance.recompute import ModelReport, verify_read_models
@@ -56,6 +61,7 @@ def verify(app: App, path: Path | None, batch: int, fast: bool) -> None:
     if path is None and DEFAULT_PATH.is_file():
         path = DEFAULT_PATH
     seen = _load(path) if path else []
+    _check_signatures(app, seen)
     reports, _ = _verify(app, path, seen, incremental=False, batch=batch)
     acts = _verify_acts(app, [r.domain for r in reports if r.ok])
     models = [] if fast or not all(r.ok for r in reports) else _verify_models(app)
@@ -126,13 +132,17 @@ def _model_verdict(report: ModelReport) -> str:
                    f"(default: the one it remembers, else {DEFAULT_PATH}).")
 @click.option("--on-wrap-up/--not-on-wrap-up", "on_wrap_up", default=None,
               help="Whether every wrap-up appends a checkpoint (set for the store).")
+@signing_options
 @json_option
 @pass_app
-def checkpoint(app: App, path: Path | None, on_wrap_up: bool | None) -> None:
+def checkpoint(app: App, path: Path | None, on_wrap_up: bool | None, key: Path | None,
+               ssh_keygen: bool) -> None:
     """Append each chain head to a checkpoint file.
 
     Commit the file to git: later verifications hold the store to it. The
-    chains are checked first, and a broken one gets no checkpoint."""
+    chains are checked first, and a broken one gets no checkpoint. Taken by a
+    human with a key in allowed_signers, each line is signed."""
+    app.signing_key, app.signing_with_ssh_keygen = key, ssh_keygen
     if path is not None or on_wrap_up is not None:
         store = _open(app)
         try:
@@ -153,11 +163,36 @@ def write_checkpoint(app: App, path: Path | None) -> list[Checkpoint]:
     reports, store_id = _verify(app, target, previous, incremental=True, batch=BATCH)
     _fail_if_broken(reports)
     now = datetime.now(timezone.utc)
-    written = [Checkpoint(domain=r.domain, position=r.position, head=r.head, at=now, store=store_id)
-               for r in reports]
+    written = _signed([Checkpoint(domain=r.domain, position=r.position, head=r.head, at=now, store=store_id)
+                       for r in reports], app)
     checkpoints.append(target, written)
     note(f"checkpoint: {len(written)} chain heads appended to {target} (commit it)")
     return written
+
+
+def _signed(taken: list[Checkpoint], app: App) -> list[Checkpoint]:
+    """Checkpoints taken by a human with a key in allowed_signers carry that human's signature."""
+    actor = app.actor
+    signers = AllowedSigners.of(read_policy_dir(app.policy_dir()))
+    if not actor or not signers.has_key(actor):
+        return taken
+    sign = signer(app.signing_key, app.signing_with_ssh_keygen)
+    marked = [c.model_copy(update={"by": actor}) for c in taken]
+    return [c.model_copy(update={"signature": sign(canonical_act(c.signed()))}) for c in marked]
+
+
+def _check_signatures(app: App, seen: list[Checkpoint]) -> None:
+    """A signed checkpoint line must verify against allowed_signers; a forged one fails the audit."""
+    signed = [c for c in seen if c.signature]
+    if not signed:
+        return
+    signers = AllowedSigners.of(read_policy_dir(app.policy_dir()))
+    for c in signed:
+        try:
+            verify_signature(canonical_act(c.signed()), str(c.signature), signers, str(c.by), at=c.at)
+        except MemhallError as error:
+            raise AuditFailureError(f"audit failed: the checkpoint of {c.domain} at position {c.position} "
+                                    f"signed by {c.by} does not verify: {error}") from None
 
 
 @audit.command("log")

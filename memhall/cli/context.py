@@ -37,6 +37,9 @@ class App:
     #: set by the commands that may create a store (`init`, `domain create`):
     #: every other command needs one that exists
     creating: bool = False
+    #: how a human signs what this command takes (set by commands with --key / --ssh-keygen)
+    signing_key: Path | None = None
+    signing_with_ssh_keygen: bool = False
     _hall: Hall | None = field(default=None, repr=False)
     _defaults: Defaults | None = field(default=None, repr=False)
 

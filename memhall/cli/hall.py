@@ -13,7 +13,7 @@ from memhall.cli.context import ID, App, decoded, emit, json_option, note, sessi
 from memhall.cli.options import KINDS, LAYERS, MOMENT, SOURCES, as_of_option, limit_option
 from memhall.cli.table import listing
 from memhall.domains.entry import draft
-from memhall.domains.errors import InvalidValueError, NotFoundError
+from memhall.domains.errors import InvalidValueError, MemhallError, NotFoundError
 from memhall.domains.values import clean_text
 from memhall.governance import history, sessions
 from memhall.governance.ids import IdKind
@@ -65,7 +65,10 @@ def wrap_up(app: App, summary: str | None, session_id: str | None, pointers: tup
     if checkpoint:
         from memhall.cli.audit import write_checkpoint
 
-        write_checkpoint(app, None)
+        try:
+            write_checkpoint(app, None)
+        except MemhallError as error:  # the wrap-up is recorded; only its checkpoint is missing
+            note(f"warning: no checkpoint taken: {error}")
     emit(app, result, lambda: (
         f"wrapped up session {result.session_id}: [L2] wrap-up {result.entry_id} in {result.thread}"
         + "".join(f"\n  superseded wrap-up {i}" for i in result.superseded)

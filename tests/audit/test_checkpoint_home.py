@@ -114,3 +114,26 @@ def test_concurrent_appends_leave_only_whole_lines(tmp_path: Path) -> None:
     found = checkpoints.load(file)
     assert len(found) == 4 * 25 * 3
     assert all(isinstance(c, Checkpoint) and c.at <= datetime.now(timezone.utc) for c in found)
+
+
+def test_a_checkpoint_taken_by_a_human_with_a_key_is_signed_and_a_forged_line_fails_verify(
+    tmp_path: Path
+) -> None:
+    from memhall.policies.sshkeys import create_key_file
+
+    folder = project(tmp_path, git=False)
+    key = tmp_path / "maki_key"
+    public = create_key_file(key, comment="memhall:maki")
+    (folder / "memhall-policy" / "allowed_signers").write_text(f'maki namespaces="memhall" {public.openssh}\n')
+    file = folder / "memhall-audit" / "checkpoints.jsonl"
+
+    taken = run_cli(["--as", "maki", "audit", "checkpoint", "--key", str(key)], cwd=folder)
+    assert taken.returncode == 0, taken.stderr
+    lines = checkpoints.load(file)
+    assert lines and all(c.by == "maki" and c.signature for c in lines)
+    assert run_cli(["audit", "verify"], cwd=folder).returncode == 0
+
+    forged = [c.model_copy(update={"at": c.at.replace(year=c.at.year - 1)}) for c in lines]
+    file.write_text("".join(c.model_dump_json() + "\n" for c in forged))
+    verified = run_cli(["audit", "verify"], cwd=folder)
+    assert verified.returncode == 4 and "does not verify" in verified.stderr
