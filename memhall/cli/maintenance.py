@@ -11,7 +11,7 @@ from memhall.cli.progress import progress_bar
 from memhall.domains.errors import InvalidValueError
 from memhall.governance.location import locate
 from memhall.governance.project import GITIGNORE, STORE_DIR, STORE_FILE
-from memhall.governance.rebuild import rebuild as rebuild_projections
+from memhall.governance.rebuild import governed_rebuild
 from memhall.governance.settings import in_git_work_tree, remember_checkpoints
 from memhall.policies.files import POLICY_DIR
 
@@ -22,9 +22,12 @@ pass_app = click.make_pass_decorator(App, ensure=True)
 @json_option
 @pass_app
 def rebuild(app: App) -> None:
-    """Drop every projection and replay it from the log (a progress bar on a terminal)."""
+    """Drop every projection and replay it from the log (a progress bar on a terminal).
+
+    Governed: the policy must let you rebuild every domain (its chairs and
+    owner, by default), and each domain's log records who rebuilt it."""
     with progress_bar(not app.json) as progress:
-        counts = rebuild_projections(app.hall, progress=progress)
+        counts = governed_rebuild(app.hall, app.actor, progress=progress)
     emit(app, counts, lambda: "\n".join(f"{d}: replayed {n} events" for d, n in counts.items()))
 
 

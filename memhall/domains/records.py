@@ -61,3 +61,20 @@ class Refusal(Aggregate):
     ) -> None:
         self.action = action
         self.reason = reason
+
+
+class Rebuild(Aggregate):
+    """A rebuild of a domain's read models: who ran it, under which rule, over how many events."""
+
+    TOPIC = "memhall.Rebuild"
+
+    class Created(Aggregate.Created):
+        TOPIC = "memhall.Rebuild.Created"
+
+    class Recorded(Created):
+        TOPIC = "memhall.Rebuild.Recorded"
+        events: int
+
+    @event(Recorded)
+    def __init__(self, *, events: int, actor: str, rule: str) -> None:
+        self.events = events

@@ -40,6 +40,7 @@ from memhall.domains.values import (
     principal_name,
 )
 from memhall.governance.encodings import default_encoder, encoded
+from memhall.governance.exposure import KnowsRoles
 from memhall.governance.facts import draft_facts, entry_facts, write_action
 from memhall.governance.gate import NO_RULE, Gate, Refused, decide_all, denial
 from memhall.governance.requests import unresolved_pending
@@ -175,19 +176,30 @@ class Hall:
         if isinstance(error, NotFoundError):
             raise error  # a wrong id is a mistake, not a refusal: nothing is recorded
         rule = rule or NO_RULE
+        reason = str(error)
+        stranger = self._stranger(request.principal, stream.name)
+        if stranger and stream.name not in reason:
+            reason = f"{reason} (in {stream.name})"
         refusal = Refusal(
             action=request.action.value,
             resource_type=request.resource_type.value,
             resource_id=request.resource_id,
             layer=request.target_layer or request.layer,
-            reason=str(error),
+            reason=reason,
             actor=request.principal,
             rule=rule,
         )
-        stream.save(session, refusal)
+        # A principal with no role in the domain cannot grow its log: the
+        # refusal is kept in the system stream instead.
+        (self.streams.system() if stranger else stream).save(session, refusal)
         if not isinstance(error, RefusedError):
             error = RefusedError(str(error), rule=rule, domain=stream.name)
         raise Refused(error)
+
+    def _stranger(self, actor: str, domain: str) -> bool:
+        """A principal the policy gives no role in the domain (when it can say)."""
+        gate = self.gate
+        return isinstance(gate, KnowsRoles) and not gate.roles_of(actor, domain)
 
     def _record_system_refusal(self, actor: str, action: Action, domain: str, reason: str, *,
                                rule: str = "unknown-domain") -> None:

@@ -15,6 +15,9 @@ from typing import Any
 import orjson
 from sqlalchemy import insert, select
 
+from memhall.domains.records import Rebuild
+from memhall.domains.values import principal_name
+from memhall.governance.gate import denial
 from memhall.governance import fulltext
 from memhall.governance.hall import Hall
 from memhall.governance.journal import analyze_sql
@@ -23,6 +26,7 @@ from memhall.governance.projection.apply import Backend, Projector, SqlBackend
 from memhall.governance.projection.schema import iso
 from memhall.governance.store import raw
 from memhall.governance.tables import SYSTEM, domains_table
+from memhall.policies.model import Action, Decision, PolicyRequest, ResourceType
 
 BATCH = 5000
 DOMAIN_OPENED = "memhall.Domain.Opened"
@@ -111,6 +115,31 @@ def rebuild(hall: Hall, domains: list[str] | None = None, batch: int = BATCH,
                 conn.exec_driver_sql(analyze_sql(stream.tables.prefix))
         replayed[name] = done
     return replayed
+
+
+def governed_rebuild(hall: Hall, actor: str, *, batch: int = BATCH,
+                     progress: Progress | None = None) -> dict[str, int]:
+    """`memhall rebuild`: every domain's read models, if the policy lets the actor
+    rebuild each of them (its chairs and owner, by default). A refusal in any
+    domain is recorded and nothing is rebuilt; each rebuilt domain's log then
+    records who rebuilt it, under which rule."""
+    actor = principal_name(actor)
+    allowed: dict[str, Decision] = {}
+    for name in hall.streams.discovered():
+        stream = hall.streams.stream_of_tables(name)
+        request = PolicyRequest(principal=actor, action=Action.REBUILD, domain=name,
+                                resource_type=ResourceType.DOMAIN, resource_id=name)
+        decision = hall.gate.decide(request)
+        if not decision.allowed:
+            with hall.writing(stream) as session:
+                hall.refuse(session, stream, request, denial(decision), rule=decision.rule_id)
+        allowed[name] = decision
+    counts = rebuild(hall, batch=batch, progress=progress)
+    for name, decision in allowed.items():
+        stream = hall.streams.stream_of_tables(name)
+        with hall.writing(stream) as session:
+            stream.save(session, Rebuild(events=counts.get(name, 0), actor=actor, rule=decision.rule_id))
+    return counts
 
 
 def _register(conn: Any, state: dict[str, Any]) -> None:

@@ -36,6 +36,7 @@ class Action(str, Enum):
     WRAP_UP = "wrap_up"
     AUDIT_REVIEW = "audit_review"
     DOMAIN_CREATE = "domain_create"
+    REBUILD = "rebuild"  # drop and replay a domain's read models
 
 
 class ResourceType(str, Enum):

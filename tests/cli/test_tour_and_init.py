@@ -75,7 +75,7 @@ def test_rebuild_replays_every_domain(memhall: Invoke) -> None:
     memhall("--as", "maki", "domain", "create", "company")
     memhall("--as", "codex", "--domain", "company", "write", "one")
 
-    result = memhall("--json", "rebuild")
+    result = memhall("--as", "maki", "--json", "rebuild")
 
     assert json.loads(result.stdout)["company"] == 3  # the domain opened, its charter, one entry written
 
@@ -91,7 +91,7 @@ def test_rebuild_brings_read_models_of_an_older_version_up_to_date(tmp_path: Pat
     agent = {"MEMHALL_AGENT": "codex", "MEMHALL_DOMAIN": "company"}
 
     stale = run_cli(["search", "kept"], cwd=tmp_path, env=agent)
-    rebuilt = run_cli(["rebuild"], cwd=tmp_path)
+    rebuilt = run_cli(["--as", "maki", "rebuild"], cwd=tmp_path)
     fresh = run_cli(["search", "kept"], cwd=tmp_path, env=agent)
 
     assert stale.returncode == 1 and "run `memhall rebuild`" in stale.stderr

@@ -28,6 +28,8 @@ def may(role: str, action: Action, layer: str, target: str) -> bool:
         return False
     if action in READERS:
         return True
+    if action is A.REBUILD:
+        return role != "seat"
     if role == "session_chair":
         if action in (A.WRITE_L1, A.WRITE_L2):
             return target in ("L1", "L2")
