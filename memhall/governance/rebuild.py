@@ -17,7 +17,6 @@ from sqlalchemy import insert, select
 
 from memhall.domains.records import Rebuild
 from memhall.domains.values import principal_name
-from memhall.governance.gate import denial
 from memhall.governance import fulltext
 from memhall.governance.hall import Hall
 from memhall.governance.journal import analyze_sql
@@ -129,11 +128,8 @@ def governed_rebuild(hall: Hall, actor: str, *, batch: int = BATCH,
         stream = hall.streams.stream_of_tables(name)
         request = PolicyRequest(principal=actor, action=Action.REBUILD, domain=name,
                                 resource_type=ResourceType.DOMAIN, resource_id=name)
-        decision = hall.gate.decide(request)
-        if not decision.allowed:
-            with hall.writing(stream) as session:
-                hall.refuse(session, stream, request, denial(decision), rule=decision.rule_id)
-        allowed[name] = decision
+        with hall.writing(stream) as session:
+            allowed[name] = hall.authorize(session, stream, request)  # a refusal is recorded, and raised
     counts = rebuild(hall, batch=batch, progress=progress)
     for name, decision in allowed.items():
         stream = hall.streams.stream_of_tables(name)
