@@ -192,7 +192,7 @@ class Promotion(Aggregate):
         self._require_open("remind")
         problem = reminder_session_problem(session, actor=actor, nominated_at=self.created_on)
         if problem is not None:
-            raise RefusedError(problem, rule=REMINDER_SESSION_RULE)
+            raise RefusedError(f"refused: {problem} [{REMINDER_SESSION_RULE}]", rule=REMINDER_SESSION_RULE)
         opened = session.created_on
         counted = str(session.id) not in self.reminder_sessions and all(
             abs(opened - earlier) >= min_gap for earlier in self.counted_opened)
@@ -222,8 +222,9 @@ class Promotion(Aggregate):
         self._require_open("record dissent")
         members = self.members(fallback)
         if members is not None and actor not in members:
-            raise RefusedError(f"{actor} is not on the council of this nomination and cannot record a "
-                               f"dissent position (the council: {', '.join(members)})", rule=COUNCIL_RULE)
+            raise RefusedError(f"refused: {actor} is not on the council of this nomination and cannot "
+                               f"record a dissent position (the council: {', '.join(members)}) [{COUNCIL_RULE}]",
+                               rule=COUNCIL_RULE)
         if not reason.strip():
             raise InvalidValueError("a dissent position needs its reason (--reason)")
         self._position_recorded(position=position, reason=reason.strip(), actor=actor, rule=rule)

@@ -156,8 +156,8 @@ def remind(hall: Hall, actor: str, domain: str, promotion_id: UUID, session_id: 
 
 def _reminding_session(hall: Hall, domain: str, session_id: str) -> WorkSession:
     """The session, from its events; an id that names none in this domain is refused."""
-    unknown = RefusedError(f"no session {session_id} in {domain}: {HOW_TO_GET_A_SESSION}",
-                           rule=REMINDER_SESSION_RULE, domain=domain)
+    unknown = RefusedError(f"refused: no session {session_id} in {domain}: {HOW_TO_GET_A_SESSION} "
+                           f"[{REMINDER_SESSION_RULE}]", rule=REMINDER_SESSION_RULE, domain=domain)
     try:
         ident = UUID(session_id)
     except ValueError:
