@@ -111,7 +111,7 @@ def test_the_lexical_channel_stems_and_leaves_out_stop_words(write: Write, hall:
 def test_the_entity_channel_finds_memories_sharing_the_entities_in_play(write: Write, hall: Hall) -> None:
     write("kura reports a failing disk", tags=Tags(topics=("kura", "disks")))
     spare = write("order the replacement before friday", tags=Tags(topics=("disks",)))
-    for n in range(6):
+    for n in range(20):  # an entity on more than a tenth of the domain is no signal
         write(f"lunch menu number {n}", tags=Tags(topics=("food",)))
 
     found = pool_of(hall, "codex", "kura failing")
