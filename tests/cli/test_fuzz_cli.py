@@ -1,1 +1,0 @@
-test_cli_fuzz.py
