@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any, Literal, overload
 from uuid import UUID
 
 import orjson
-from sqlalchemy import Connection, func, or_, select
+from sqlalchemy import Connection, or_, select
 
 from memhall.domains.belief import (
     AsOf,
@@ -34,6 +34,9 @@ from memhall.domains.belief.drawing import belief_dict
 from memhall.domains.belief.records import BeliefEvent
 from memhall.domains.errors import InvalidValueError, NotFoundError
 from memhall.domains.values import INITIAL_CONFIDENCE, Layer, SourceKind, domain_name, principal_name
+# the as-of cut lives in as_of; named here too, as its callers know it
+from memhall.governance.as_of import AsOfArg as AsOfArg, cut_of as cut_of, parse_as_of as parse_as_of
+from memhall.governance.as_of import ratified_as_of as ratified_as_of, resolve_cut as resolve_cut
 from memhall.governance.exposure import KnowsRoles, held_clause, holds_domain
 from memhall.governance.hall import Hall
 from memhall.governance.projection.schema import from_iso, iso
@@ -41,49 +44,8 @@ from memhall.governance.store import raw
 from memhall.governance.streams import DomainStream
 from memhall.governance.trust import HALL_VIEW
 from memhall.governance.trust import table as trust_table
-from memhall.governance.promotion_records import LayerView
-from memhall.governance.views import EntryView, View
+from memhall.governance.views import View
 from memhall.policies.model import Action, ResourceType
-
-#: what `--as-of` takes: a time (what was recorded by then) or a log position
-AsOfArg = datetime | int | None
-
-
-def parse_as_of(text: str | None) -> AsOfArg:
-    """An as-of as typed by an agent: an ISO time (UTC when it names no zone) or @POSITION."""
-    if text is None or not text.strip():
-        return None
-    text = text.strip()
-    try:
-        if text.startswith("@"):
-            return int(text[1:])
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise InvalidValueError(f"as-of {text!r} is neither an ISO time nor @POSITION") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
-
-
-def resolve_cut(conn: Connection, stream: DomainStream, as_of: AsOfArg, now: datetime) -> AsOf:
-    """The cut of an as-of question. A time counts what was recorded by then; `@N` counts
-    events up to position N, and ages are measured to the time N was recorded."""
-    if as_of is None:
-        return AsOf(now)
-    if isinstance(as_of, datetime):
-        return AsOf(as_of if as_of.tzinfo else as_of.replace(tzinfo=timezone.utc))
-    audit = stream.tables.audit
-    at = conn.execute(select(audit.c.at).where(audit.c.position == as_of)).scalar()
-    if at is None:
-        last = conn.execute(select(func.max(audit.c.position))).scalar() or 0
-        raise InvalidValueError(f"no event at @{as_of} in {stream.name} (the log ends at @{last})")
-    return AsOf(at, as_of)
-
-
-def cut_of(hall: Hall, domain: str, as_of: AsOfArg) -> AsOf:
-    """The cut for a command's `--as-of` (now when None); the caller has asked the policy."""
-    stream = hall.streams.stream(domain_name(domain))
-    with hall.store.read() as conn:
-        return resolve_cut(conn, stream, as_of, hall.clock())
-
 
 # -- the facts a belief is folded from -----------------------------------------------------
 
@@ -436,42 +398,3 @@ def beliefs(hall: Hall, actor: str, domain: str, *, holder: str | None = None,
                 break
     return BeliefsView(domain=stream.name, holder=who, as_of=cut.at, as_of_position=cut.position,
                        beliefs=views)
-
-
-LAYER_EVENTS = (PROMOTED, DEMOTED, "memhall.Entry.Superseded", "memhall.Entry.Retired",
-                "memhall.Entry.OpenLoopClosed")
-
-
-def ratified_as_of(hall: Hall, actor: str, domain: str, layer: str, as_of: AsOfArg) -> LayerView:
-    """`knowledge` / `canon --as-of`: what was ratified at `layer` in the log as it stood
-    then (promotions and demotions, supersedes and retirements counted up to the cut)."""
-    stream, _ = hall.ask(actor, Action.READ, domain)
-    with hall.store.read() as conn:
-        cut = resolve_cut(conn, stream, as_of, hall.clock())
-        db = raw(conn)
-        cursor = db.cursor()
-        topics = ", ".join(f"'{t}'" for t in LAYER_EVENTS)
-        cursor.execute(f"SELECT id, originator_id, topic, state FROM {stream.tables.events_name} "
-                       f"WHERE topic IN ({topics}) ORDER BY id")
-        layer_at: dict[str, str] = {}
-        gone: set[str] = set()
-        for position, originator, topic, data in cursor.fetchall():
-            state = orjson.loads(data)
-            if not cut.counts(from_iso(iso(state["timestamp"])), int(position)):
-                continue
-            ident = str(UUID(bytes=bytes(originator)) if isinstance(originator, (bytes, memoryview))
-                        else originator)
-            if topic in (PROMOTED, DEMOTED):
-                layer_at[ident] = state["to_layer"]
-            else:
-                gone.add(ident)
-        ids = sorted(i for i, at in layer_at.items() if at == layer and i not in gone)
-        x = stream.tables.entries
-        rows = conn.execute(select(x).where(x.c.id.in_(ids))).all() if ids else []
-    found = [EntryView.from_row(stream.name, r).model_copy(update={"layer": layer}) for r in rows]
-    name = {"L3": "knowledge", "L4": "canon"}[layer]
-    when = f" as of {cut.at.isoformat()}" + (f" @{cut.position}" if cut.position is not None else "")
-    message = (f"{layer} {name} of {stream.name}{when}: {len(found)} ratified" if found
-               else f"{layer} unavailable{when}: nothing ratified in {stream.name}")
-    return LayerView(domain=stream.name, layer=layer, available=bool(found), message=message,
-                     entries=found)

@@ -14,7 +14,7 @@ from sqlalchemy import create_engine, text
 
 from memhall.domains.values import principal_name
 from memhall.governance import fulltext, threads
-from memhall.governance.beliefs import AsOfArg, resolve_cut
+from memhall.governance.as_of import AsOfArg, resolve_cut
 from memhall.governance.hall import Hall
 from memhall.governance.projection import ops_for
 from memhall.governance.projection.apply import Projector, SqlBackend
