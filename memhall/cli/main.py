@@ -130,6 +130,13 @@ class HallGroup(click.Group):
         except UnicodeDecodeError:
             # input read at a prompt or from a file that is not UTF-8; nothing was written
             code = failure.report(EXIT_ERROR, "error: the input is not valid UTF-8")
+        except OSError as error:
+            # a file named on the command line that cannot be read or written (a folder,
+            # no permission, a full disk): the command stopped before it recorded anything
+            if verbose:
+                raise
+            where = f" {error.filename}" if error.filename else ""
+            code = failure.report(EXIT_ERROR, f"error: cannot use{where}: {error.strerror or error}")
         except Exception as error:  # the last line of defence: no traceback for users
             if verbose:
                 raise

@@ -73,17 +73,29 @@ def import_(app: App, source: Path, batch: int) -> None:
 
 
 @click.command()
-@click.argument("target", required=False, default="-", type=click.Path(allow_dash=True, path_type=Path))
+@click.argument("target", required=False, default="-",
+                type=click.Path(allow_dash=True, dir_okay=False, path_type=Path))
 @json_option
 @pass_app
 def export(app: App, target: Path) -> None:
     """Write the domain's entries (all but retired, in log order) as JSONL to TARGET
-    (default stdout), in the form `memhall import` reads."""
-    out: IO[bytes] = sys.stdout.buffer if str(target) == "-" else target.open("wb")
+    (default stdout), in the form `memhall import` reads. A file appears whole or
+    not at all: it is written beside TARGET and renamed into place."""
+    if str(target) == "-":
+        _write_lines(app, sys.stdout.buffer)
+        return
+    if not target.parent.is_dir():
+        raise click.UsageError(f"cannot write {target}: {target.parent} is not a folder")
+    partial = target.with_name(f".{target.name}.partial")
     try:
-        for line in transfer.export(app.hall, app.actor, app.domain):
-            out.write(orjson.dumps(line) + b"\n")
-        out.flush()
+        with partial.open("wb") as out:
+            _write_lines(app, out)
+        partial.replace(target)
     finally:
-        if out is not sys.stdout.buffer:
-            out.close()
+        partial.unlink(missing_ok=True)
+
+
+def _write_lines(app: App, out: IO[bytes]) -> None:
+    for line in transfer.export(app.hall, app.actor, app.domain):
+        out.write(orjson.dumps(line) + b"\n")
+    out.flush()

@@ -174,3 +174,42 @@ def test_a_store_that_cannot_be_used_is_named_and_not_created(
     assert done.exit_code == 1
     assert done.stderr.strip() == f"error: {message}"
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("target", ["{folder}", "{folder}/no-such-folder/out.jsonl"])
+def test_export_to_a_folder_or_into_a_missing_folder_is_a_usage_error_and_writes_nothing(
+        world: World, policies: PolicySet, tmp_path: Path, target: str) -> None:
+    folder = tmp_path / "exports"
+    folder.mkdir()
+
+    done = run(world, policies, "maki", "export", target.format(folder=folder))
+
+    assert done.exit_code == 2, done.output
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert list(folder.iterdir()) == []
+
+
+def test_an_export_file_appears_whole_with_no_partial_file_left_beside_it(
+        world: World, policies: PolicySet, tmp_path: Path) -> None:
+    folder = tmp_path / "exports"
+    folder.mkdir()
+
+    done = run(world, policies, "maki", "export", str(folder / "out.jsonl"))
+
+    assert done.exit_code == 0, done.output
+    assert [p.name for p in folder.iterdir()] == ["out.jsonl"]
+    lines = (folder / "out.jsonl").read_text().splitlines()
+    assert lines and all(json.loads(line)["text"] for line in lines)
+
+
+def test_a_file_the_command_cannot_create_is_one_line_naming_it_and_changes_nothing(
+        world: World, policies: PolicySet, tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("not a folder")
+    before = count_events(world.url)
+
+    done = run(world, policies, "maki", "audit", "checkpoint", "--file", str(tmp_path / "a-file" / "checkpoints"))
+
+    assert done.exit_code == 1, done.output
+    assert "internal error" not in done.output
+    assert "a-file" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert count_events(world.url) == before
