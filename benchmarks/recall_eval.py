@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--systems", default=",".join(SYSTEMS),
                         help=f"comma-separated, from: {', '.join(SYSTEMS)}")
     parser.add_argument("--json", action="store_true", help="print the scores as JSON")
-    parser.add_argument("--keep", type=Path, help="write the stores here instead of a temp dir")
+    parser.add_argument("--keep", type=Path, help="keep the stores here (a later run with the same data reopens them) instead of a temp dir")
     args = parser.parse_args(argv)
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     unknown = [s for s in systems if s not in SYSTEMS]

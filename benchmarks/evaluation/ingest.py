@@ -9,6 +9,8 @@ store knows who said what and who holds what exactly as the dataset does.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 import re
 import shutil
@@ -55,9 +57,36 @@ class Context:
 
 def ingest(turns: list[Any], folder: Path, name: str, *, distractors: int = 0,
            seed: int = 12) -> Context:
+    """A fresh store, or the one a previous run kept in `folder` for the same turns and
+    distractors (a 100k-entry store takes a quarter of an hour to write)."""
     slug = re.sub(r'[^A-Za-z0-9_-]', '_', name)
-    store = Store(f"sqlite:///{folder / (slug + '.db')}")
+    path, saved = folder / (slug + ".db"), folder / (slug + ".context.json")
+    digest = _digest(turns, distractors, seed)
     speakers = sorted({principal(t.speaker) for t in turns})
+    if path.exists() and saved.exists():
+        kept = json.loads(saved.read_text(encoding="utf-8"))
+        if kept.get("digest") == digest:
+            hall = Hall(Store(f"sqlite:///{path}"), PolicySet.load(folder / f"{slug}-policy"))
+            return Context(hall, hall.streams.stream(DOMAIN), kept["entry_of"], kept["documents"],
+                           {i: frozenset(h) for i, h in kept["holders"].items()})
+    for stale in (path, saved, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        stale.unlink(missing_ok=True)
+    context = _written(turns, folder, slug, speakers, distractors, seed)
+    saved.write_text(json.dumps({"digest": digest, "entry_of": context.entry_of, "documents": context.documents,
+                                 "holders": {i: sorted(h) for i, h in context.holders.items()}}),
+                     encoding="utf-8")
+    return context
+
+
+def _digest(turns: list[Any], distractors: int, seed: int) -> str:
+    text = repr([(t.id, t.session, t.occurred_at.isoformat(), t.speaker, t.text, t.people, t.places,
+                  t.topics, sorted(t.holders)) for t in turns]) + f"|{distractors}|{seed}"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _written(turns: list[Any], folder: Path, slug: str, speakers: list[str], distractors: int,
+             seed: int) -> Context:
+    store = Store(f"sqlite:///{folder / (slug + '.db')}")
     hall = Hall(store, PolicySet.load(_policy(folder / f"{slug}-policy", speakers)))
     hall.create_domain(OWNER, DOMAIN)
     context = Context(hall, hall.streams.stream(DOMAIN), {}, {}, {})

@@ -12,6 +12,7 @@ from memhall.governance.ids import IdKind
 
 pass_app = click.make_pass_decorator(App, ensure=True)
 EVIDENCE_HELP = "An entry you hold that supports it (repeatable; an id or its first characters)."
+AGAINST_HELP = "An entry you hold that speaks against it (repeatable; an id or its first characters)."
 
 
 @click.command()
@@ -22,19 +23,22 @@ EVIDENCE_HELP = "An entry you hold that supports it (repeatable; an id or its fi
 @click.option("--confidence", type=click.IntRange(0, 100), default=70, show_default=True)
 @click.option("--topic", help="Narrow it to a topic.")
 @click.option("--evidence", "evidence", multiple=True, type=ID, help=EVIDENCE_HELP)
+@click.option("--against", "against", multiple=True, type=ID, help=AGAINST_HELP)
 @click.option("--as", "actor", metavar="AGENT", help="Whose opinion (as the global --as): only your own.")
 @json_option
 @pass_app
 def opinion(app: App, entity: str, category: str, statement: str, stance: str, confidence: int,
-            topic: str | None, evidence: tuple[str, ...], actor: str | None) -> None:
+            topic: str | None, evidence: tuple[str, ...], against: tuple[str, ...], actor: str | None) -> None:
     """Record your own opinion of ENTITY (a new version each time); private to you."""
     if actor:
         app.actor_arg = actor
     view = perspective.opinion(app.hall, app.actor, app.domain, entity, category=category, statement=statement,
                                stance=Stance(stance), confidence=confidence, topic=topic,
-                               evidence=[str(app.resolve(IdKind.ENTRY, e)) for e in evidence])
+                               evidence=[str(app.resolve(IdKind.ENTRY, e)) for e in evidence],
+                               contradicting=[str(app.resolve(IdKind.ENTRY, e)) for e in against])
     emit(app, view, lambda: f"opinion {view.id} v{view.version} of {view.observer} on {view.entity} "
-                            f"[{view.category}] {view.stance}: {view.statement}")
+                            f"[{view.category}] {view.stance}: {view.statement} ({len(view.evidence)} for, "
+                            f"{len(view.contradicting)} against)")
 
 
 @click.command()
@@ -78,6 +82,7 @@ def rendered(view: perspective.AboutView) -> str:
     for o in view.portrait:
         lines.append(f"- [{o.category}] {o.stance}, {o.confidence}% (v{o.version}): {o.statement}")
         lines += [_evidence(view, i) for i in o.evidence]
+        lines += [_evidence(view, i, "against") for i in o.contradicting]
     if not view.portrait:
         lines.append("(none)")
     lines += ["", "## Relationships you can see"]
@@ -92,6 +97,6 @@ def rendered(view: perspective.AboutView) -> str:
     return "\n".join(lines)
 
 
-def _evidence(view: perspective.AboutView, ident: str) -> str:
+def _evidence(view: perspective.AboutView, ident: str, label: str = "evidence") -> str:
     e = view.evidence.get(ident)
-    return f"    evidence [{e.layer}] {e.id} by {e.author}: {e.text}" if e else "    evidence (not held)"
+    return f"    {label} [{e.layer}] {e.id} by {e.author}: {e.text}" if e else f"    {label} (not held)"

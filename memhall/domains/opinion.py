@@ -79,6 +79,8 @@ class SubjectiveClaim(Aggregate):
         #: the reason given, or the corrected claim root
         detail: str
         occurred_at: datetime
+        #: memories that speak against it (the observer keeps the judgement regardless)
+        contradicting: tuple[str, ...] = ()
 
     class Revised(Aggregate.Event):
         TOPIC = "memhall.SubjectiveClaim.Revised"
@@ -90,6 +92,7 @@ class SubjectiveClaim(Aggregate):
         cause: Cause
         detail: str
         occurred_at: datetime
+        contradicting: tuple[str, ...] = ()
 
     class Withdrawn(Aggregate.Event):
         TOPIC = "memhall.SubjectiveClaim.Withdrawn"
@@ -104,7 +107,7 @@ class SubjectiveClaim(Aggregate):
     def __init__(self, *, domain: str, observer: str, entity: str, category: str,
                  topic: str | None, statement: str, stance: Stance, confidence: int,
                  value: float | None, evidence: tuple[str, ...], cause: Cause, detail: str,
-                 occurred_at: datetime, actor: str, rule: str) -> None:
+                 occurred_at: datetime, actor: str, rule: str, contradicting: tuple[str, ...] = ()) -> None:
         self.domain = domain
         self.observer = observer
         self.entity = entity
@@ -115,41 +118,47 @@ class SubjectiveClaim(Aggregate):
         self.confidence = confidence
         self.value = value
         self.evidence = evidence
+        self.contradicting = contradicting
         self.active = True
 
     @classmethod
     def state(cls, domain: str, observer: str, entity: str, category: str, *,
               statement: str, stance: Stance = Stance.NEUTRAL, confidence: int,
               value: float | None = None, evidence: tuple[str, ...] = (),
-              topic: str | None = None, cause: Cause = Cause.STATED, detail: str = "",
-              occurred_at: datetime, actor: str, rule: str) -> SubjectiveClaim:
+              contradicting: tuple[str, ...] = (), topic: str | None = None,
+              cause: Cause = Cause.STATED, detail: str = "", occurred_at: datetime, actor: str,
+              rule: str) -> SubjectiveClaim:
         _check(confidence, value)
+        _check_evidence(evidence, contradicting)
         if not statement.strip():
             raise InvalidValueError("a subjective claim needs a statement")
         return cls(domain=domain,
                    observer=observer, entity=entity, category=category, topic=topic,
                    statement=statement, stance=stance, confidence=confidence, value=value,
                    evidence=evidence, cause=cause, detail=detail, occurred_at=occurred_at,
-                   actor=actor, rule=rule)
+                   actor=actor, rule=rule, contradicting=contradicting)
 
     def revise(self, *, statement: str | None = None, stance: Stance | None = None,
                confidence: int, value: float | None = None, evidence: tuple[str, ...] = (),
-               cause: Cause = Cause.STATED, detail: str = "", occurred_at: datetime,
-               actor: str, rule: str) -> None:
+               contradicting: tuple[str, ...] = (), cause: Cause = Cause.STATED, detail: str = "",
+               occurred_at: datetime, actor: str, rule: str) -> None:
         _check(confidence, value)
+        _check_evidence(evidence, contradicting)
         self._revised(statement=statement or self.statement, stance=stance or self.stance,
                       confidence=confidence, value=value, evidence=evidence, cause=cause,
-                      detail=detail, occurred_at=occurred_at, actor=actor, rule=rule)
+                      detail=detail, occurred_at=occurred_at, actor=actor, rule=rule,
+                      contradicting=contradicting)
 
     @event(Revised)
     def _revised(self, statement: str, stance: Stance, confidence: int, value: float | None,
                  evidence: tuple[str, ...], cause: Cause, detail: str, occurred_at: datetime,
-                 actor: str, rule: str) -> None:
+                 actor: str, rule: str, contradicting: tuple[str, ...] = ()) -> None:
         self.statement = statement
         self.stance = stance
         self.confidence = confidence
         self.value = value
         self.evidence = evidence
+        self.contradicting = contradicting
         self.active = True
 
     def withdraw(self, reason: str, *, actor: str, rule: str) -> None:
@@ -162,6 +171,12 @@ class SubjectiveClaim(Aggregate):
     @event(Withdrawn)
     def _withdrawn(self, reason: str, actor: str, rule: str) -> None:
         self.active = False
+
+
+def _check_evidence(supporting: tuple[str, ...], contradicting: tuple[str, ...]) -> None:
+    both = sorted(set(supporting) & set(contradicting))
+    if both:
+        raise InvalidValueError(f"{both[0]} cannot both support and contradict the same judgement")
 
 
 def trust_statement(entity: str, topic: str | None, value: float) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+from uuid import UUID
 
 from sqlalchemy import Connection, and_, or_, select
 
@@ -46,6 +47,8 @@ class OpinionView(View):
     version: int
     active: bool
     evidence: list[str]
+    #: memories that speak against it
+    contradicting: list[str] = []
 
 
 class RelationshipView(View):
@@ -75,9 +78,10 @@ class AboutView(View):
 
 
 def opinion(hall: Hall, actor: str, domain: str, entity: str, *, category: str, statement: str,
-            stance: Stance, evidence: Sequence[str] = (), confidence: int = 70,
-            topic: str | None = None) -> OpinionView:
-    """State (or revise, as a new version) the actor's own judgement of `entity`."""
+            stance: Stance, evidence: Sequence[str] = (), contradicting: Sequence[str] = (),
+            confidence: int = 70, topic: str | None = None) -> OpinionView:
+    """State (or revise, as a new version) the actor's own judgement of `entity`, with the
+    memories that support it and those that speak against it (each one it holds)."""
     actor = principal_name(actor)
     entity, category = normalized(entity, "entity"), normalized(category, "category (--category)")
     if category == TRUST:
@@ -88,20 +92,23 @@ def opinion(hall: Hall, actor: str, domain: str, entity: str, *, category: str, 
                                 resource_type=ResourceType.DOMAIN, resource_id=f"opinion:{entity}:{category}")
         decision = hall.authorize(session, stream, request)
         cited = _held_evidence(hall, session, stream, request, actor, evidence)
+        against = _held_evidence(hall, session, stream, request, actor, contradicting)
         ident = opinion_id(stream.name, actor, entity, category, topic)
         try:
             claim: SubjectiveClaim = stream.get(ident, "opinion", kind=SubjectiveClaim)
             claim.revise(statement=statement, stance=stance, confidence=confidence, evidence=cited,
-                         cause=Cause.STATED, occurred_at=hall.clock(), actor=actor, rule=decision.rule_id)
+                         contradicting=against, cause=Cause.STATED, occurred_at=hall.clock(), actor=actor,
+                         rule=decision.rule_id)
         except NotFoundError:
             claim = SubjectiveClaim.state(stream.name, actor, entity, category, statement=statement,
-                                          stance=stance, confidence=confidence, evidence=cited, topic=topic,
-                                          occurred_at=hall.clock(), actor=actor, rule=decision.rule_id)
+                                          stance=stance, confidence=confidence, evidence=cited,
+                                          contradicting=against, topic=topic, occurred_at=hall.clock(),
+                                          actor=actor, rule=decision.rule_id)
         stream.save(session, claim)
     return OpinionView(id=str(claim.id), observer=actor, entity=entity, category=category, topic=topic,
                        statement=claim.statement, stance=Stance(claim.stance).value,
                        confidence=claim.confidence, version=claim.version, active=claim.active,
-                       evidence=list(claim.evidence))
+                       evidence=list(claim.evidence), contradicting=list(claim.contradicting))
 
 
 def relate(hall: Hall, actor: str, domain: str, source: str, target: str, *, kind: str,
@@ -146,8 +153,12 @@ def about(hall: Hall, actor: str, domain: str, entity: str) -> AboutView:
         portrait = [_opinion(r) for r in conn.execute(
             select(o).where(o.c.observer == actor, o.c.entity == entity, o.c.active.is_(True),
                             o.c.category != TRUST).order_by(o.c.category, o.c.position))]
+        # the read model keeps supporting evidence only: what speaks against a judgement
+        # is read from its own events
+        portrait = [v.model_copy(update={"contradicting": list(
+            stream.get(UUID(v.id), "opinion", kind=SubjectiveClaim).contradicting)}) for v in portrait]
         relationships = _relationships(conn, stream, actor, entity=entity)
-        cited = list(dict.fromkeys([*(i for v in portrait for i in v.evidence),
+        cited = list(dict.fromkeys([*(i for v in portrait for i in (*v.evidence, *v.contradicting)),
                                     *(i for r in relationships for i in r.evidence)]))
         whole = holds_domain(hall.gate, actor, stream.name)
         shown = set(cited) if whole else held(conn, stream, actor, cited)

@@ -112,3 +112,18 @@ def test_answering_with_an_unknown_entry_fails_cleanly(memhall: Invoke) -> None:
 
     assert done.exit_code == 3
     assert "no entry" in done.stderr
+
+
+def test_an_opinion_takes_memories_against_it_and_about_shows_them_as_such(memhall: Invoke) -> None:
+    gemini = as_("gemini", memhall)
+    kept = json.loads(gemini("--json", "write", "ren kept the backups going", "--layer", "L1").stdout)["entry_id"]
+    missed = json.loads(gemini("--json", "write", "ren missed the march backup", "--layer", "L1").stdout)["entry_id"]
+
+    stated = gemini("opinion", "ren", "--category", "reliability", "--statement", "dependable",
+                    "--stance", "positive", "--evidence", kept[:8], "--against", missed[:8])
+    about = gemini("about", "ren")
+
+    assert stated.exit_code == 0, stated.output
+    assert "1 for, 1 against" in stated.stdout
+    assert f"    evidence [L1] {kept} by gemini: ren kept the backups going" in about.stdout
+    assert f"    against [L1] {missed} by gemini: ren missed the march backup" in about.stdout
