@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 from uuid import UUID
 
 from sqlalchemy import Connection
@@ -22,15 +22,12 @@ from memhall.domains.dynamics.encoding import Encoder
 from memhall.domains.entry import Entry, EntryDraft
 from memhall.domains.errors import (
     DomainExistsError,
-    GuardrailError,
     InvalidValueError,
     MemhallError,
-    NotFoundError,
     RefusedError,
     UnknownDomainError,
 )
 from memhall.domains.records import DomainStream as DomainOpened
-from memhall.domains.records import Refusal
 from memhall.domains.session import Session as WorkSession
 from memhall.domains.values import (
     DEFAULT_IMPLANTED_CONFIDENCE,
@@ -40,41 +37,25 @@ from memhall.domains.values import (
     principal_name,
 )
 from memhall.governance.encodings import default_encoder, encoded
-from memhall.governance.exposure import KnowsRoles
 from memhall.governance.facts import draft_facts, entry_facts, write_action
-from memhall.governance.gate import NO_RULE, Gate, Refused, decide_all, denial
-from memhall.governance.requests import unresolved_pending
+from memhall.governance.gate import Gate, Refused, decide_all, denial
+from memhall.governance.refusals import Refusals
 from memhall.governance.seal import POLICY_NOT_ADOPTED, Seal, not_adopted_message
 from memhall.governance.store import Store
 from memhall.governance.streams import DomainStream, Streams
 from memhall.governance.views import WriteResult
+from memhall.governance.write_checks import (
+    active_duplicate,
+    check_pending,
+    check_provenance,
+    replayed_entry,
+    replayed_in,
+    same_active,
+)
 from memhall.policies.files import PolicySource
 from memhall.policies.model import Action, Decision, PolicyRequest, ResourceType
 
 T = TypeVar("T")
-
-
-def _replayed(replays: dict[str, tuple[str, str]], entry: EntryDraft, key: str) -> str | None:
-    """The entry stored under the draft's idempotency key; the key reused for other content is refused."""
-    if entry.idempotency_key is None or entry.idempotency_key not in replays:
-        return None
-    ident, dedup = replays[entry.idempotency_key]
-    if dedup != key:
-        raise InvalidValueError(
-            f"idempotency key {entry.idempotency_key!r} was already used for entry {ident} "
-            "with different content")
-    return ident
-
-
-def _same_active(stream: DomainStream, ident: str, key: str) -> bool:
-    """Whether the entry is, by its events, active with this dedup key: a duplicate
-    the entries table names is checked before a write is dropped for it (an
-    edited row must not swallow a write)."""
-    try:
-        entry: Entry = stream.get(UUID(ident), kind=Entry)
-    except (NotFoundError, ValueError):
-        return False
-    return entry.is_active and entry.dedup_key == key
 
 
 class Hall:
@@ -98,6 +79,7 @@ class Hall:
         #: the policy in force, pinned to each domain's adopted one (None for a gate without files)
         self.seal = Seal(source) if isinstance(source, PolicySource) else None
         self.streams = Streams(store, self.seal)
+        self.refusals = Refusals(store, self.streams, gate)
         self.implanted_confidence = implanted_confidence
         self.clock = clock or (lambda: datetime.now(timezone.utc))
         #: how the hall tells the person at the terminal something that is not an error
@@ -127,7 +109,7 @@ class Hall:
         try:
             return self.streams.stream(name)
         except UnknownDomainError as error:
-            self._record_system_refusal(actor, action, name, str(error))
+            self.refusals.record_system(actor, action, name, str(error))
             raise
 
     def authorize(
@@ -160,61 +142,10 @@ class Hall:
                       "disk and records nothing)")
         return bool(adopted)
 
-    def refuse(
-        self,
-        session: Connection,
-        stream: DomainStream,
-        request: PolicyRequest,
-        error: MemhallError,
-        *,
-        rule: str,
-    ) -> None:
-        """Record a refusal in the domain's stream, then abort the use case.
-        Whatever refused it — the policy or a rule of the domain (a "no" to one
-        of the four questions, a stranger's dissent) — the caller gets a
-        refusal: exit 3, naming the rule it is recorded under."""
-        if isinstance(error, NotFoundError):
-            raise error  # a wrong id is a mistake, not a refusal: nothing is recorded
-        rule = rule or NO_RULE
-        reason = str(error)
-        stranger = self._stranger(request.principal, stream.name)
-        if stranger and stream.name not in reason:
-            reason = f"{reason} (in {stream.name})"
-        refusal = Refusal(
-            action=request.action.value,
-            resource_type=request.resource_type.value,
-            resource_id=request.resource_id,
-            layer=request.target_layer or request.layer,
-            reason=reason,
-            actor=request.principal,
-            rule=rule,
-        )
-        # A principal with no role in the domain cannot grow its log: the
-        # refusal is kept in the system stream instead.
-        (self.streams.system() if stranger else stream).save(session, refusal)
-        if not isinstance(error, RefusedError):
-            error = RefusedError(str(error), rule=rule, domain=stream.name)
-        raise Refused(error)
-
-    def _stranger(self, actor: str, domain: str) -> bool:
-        """A principal the policy gives no role in the domain (when it can say)."""
-        gate = self.gate
-        return isinstance(gate, KnowsRoles) and not gate.roles_of(actor, domain)
-
-    def _record_system_refusal(self, actor: str, action: Action, domain: str, reason: str, *,
-                               rule: str = "unknown-domain") -> None:
-        system = self.streams.system()
-        refusal = Refusal(
-            action=action.value,
-            resource_type=ResourceType.DOMAIN.value,
-            resource_id=domain,
-            layer="",
-            reason=reason,
-            actor=actor,
-            rule=rule,
-        )
-        with self.store.write() as session:
-            system.save(session, refusal)
+    def refuse(self, session: Connection, stream: DomainStream, request: PolicyRequest,
+               error: MemhallError, *, rule: str) -> NoReturn:
+        """Record a refusal (see `Refusals.refuse`), then abort the use case."""
+        self.refusals.refuse(session, stream, request, error, rule=rule)
 
     def ask(self, actor: str, action: Action, domain: str, **facts: Any) -> tuple[DomainStream, Decision]:
         """For reads: check the domain and the policy; a denial is recorded."""
@@ -249,11 +180,11 @@ class Hall:
         adopted = self.seal.differs(system) if self.seal is not None else ""
         if adopted:
             message = not_adopted_message(adopted)
-            self._record_system_refusal(actor, Action.DOMAIN_CREATE, name, message, rule=POLICY_NOT_ADOPTED)
+            self.refusals.record_system(actor, Action.DOMAIN_CREATE, name, message, rule=POLICY_NOT_ADOPTED)
             raise RefusedError(message, rule=POLICY_NOT_ADOPTED, domain=name)
         decision = self.gate.decide(request)
         if not decision.allowed:
-            self._record_system_refusal(actor, Action.DOMAIN_CREATE, name, str(denial(decision)))
+            self.refusals.record_system(actor, Action.DOMAIN_CREATE, name, str(denial(decision)))
             raise denial(decision)
         if self.seal is not None and not self.seal.adopted(system):
             from memhall.governance.charters import first_adoption
@@ -303,7 +234,7 @@ class Hall:
                 self.refuse(session, stream, request, InvalidValueError(
                     f"cannot write at {entry.layer.value}: L3 and L4 are reached only by promotion"
                 ), rule="layers-by-promotion-only")
-            self._check_provenance(session, stream, request, entry)
+            check_provenance(self.refusals, session, stream, request, entry, self.implanted_confidence)
             target = (self._supersede_target(session, stream, actor, entry, supersedes)
                       if supersedes is not None else None)
             if target is not None and not (reason.strip() or entry.provenance.evidence_refs
@@ -313,12 +244,12 @@ class Hall:
                     "superseding needs a reason (--reason) or evidence (--evidence): "
                     "say why the old entry no longer holds [supersede-needs-a-reason]"),
                     rule="supersede-needs-a-reason")
-            self._check_pending(session, stream, request, entry)
-            replayed = self.replayed(session, stream, entry)
+            check_pending(self.refusals, session, stream, request, entry, self.clock())
+            replayed = replayed_entry(session, stream, entry)
             if replayed is not None:
                 return WriteResult(entry_id=replayed, domain=stream.name, layer=entry.layer.value,
                                    duplicate_of=replayed, replayed=True, rule=decision.rule_id)
-            duplicate = self._duplicate(session, stream, entry)
+            duplicate = active_duplicate(session, stream, entry)
             if duplicate is not None:
                 from memhall.governance.evidence import corroboration
 
@@ -393,11 +324,11 @@ class Hall:
                 target_id = supersedes[index] if supersedes else None
                 target = (self._supersede_target(session, stream, actor, entry, target_id)
                           if target_id is not None and target_id not in replaced else None)
-                self._check_pending(session, stream, request, entry)
-                replayed = _replayed(replays, entry, key)
+                check_pending(self.refusals, session, stream, request, entry, self.clock())
+                replayed = replayed_in(replays, entry, key)
                 duplicate = replayed or seen.get(key)
                 if (replayed is None and duplicate is not None and duplicate not in written
-                        and not _same_active(stream, duplicate, key)):
+                        and not same_active(stream, duplicate, key)):
                     del seen[key]  # the entries row says so, the entry's events do not
                     duplicate = None
                 if duplicate is None:
@@ -420,39 +351,6 @@ class Hall:
                                            replayed=replayed is not None, rule=decision.rule_id))
             stream.save(session, *fresh, *replaced.values())
         return results
-
-    def replayed(self, session: Connection, stream: DomainStream, entry: EntryDraft) -> str | None:
-        """The entry an earlier write with the same idempotency key stored, if any.
-        A key reused for different content is refused: it would hide a write."""
-        if entry.idempotency_key is None:
-            return None
-        return _replayed(stream.replays(session, [entry.idempotency_key]), entry, entry.dedup_key())
-
-    def _check_provenance(self, session: Connection, stream: DomainStream,
-                          request: PolicyRequest, entry: EntryDraft) -> None:
-        """An explicit confidence may not lift a claim above what its provenance allows
-        (hearsay: what the hall's trust in its teller gives); below it is the writer's call."""
-        from memhall.governance.trust import ceiling_problem
-
-        problem = ceiling_problem(session, stream, entry, self.implanted_confidence)
-        if problem is not None:
-            self.refuse(session, stream, request, GuardrailError(f"{problem} [confidence-by-provenance]"),
-                        rule="confidence-by-provenance")
-
-    def _check_pending(self, session: Connection, stream: DomainStream, request: PolicyRequest,
-                       entry: EntryDraft) -> None:
-        """MEMORY PENDING must name a request that is open now: a dangling mark
-        would read as "asked" when nobody was asked."""
-        if entry.pending_requests:
-            problem = unresolved_pending(stream, entry.pending_requests, self.clock())
-            if problem is not None:
-                self.refuse(session, stream, request, InvalidValueError(problem),
-                            rule="pending-names-an-open-request")
-
-    def _duplicate(self, session: Connection, stream: DomainStream, entry: EntryDraft) -> str | None:
-        key = entry.dedup_key()
-        found = stream.live_entries(session, [key]).get(key)
-        return found if found is not None and _same_active(stream, found, key) else None
 
     def entry_action(
         self,

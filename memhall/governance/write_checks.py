@@ -1,0 +1,78 @@
+"""The checks a draft passes on the write path before it becomes an entry:
+provenance ceiling, open pending requests, idempotent replay, and dedup
+against the active entries of its domain."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from uuid import UUID
+
+from sqlalchemy import Connection
+
+from memhall.domains.entry import Entry, EntryDraft
+from memhall.domains.errors import GuardrailError, InvalidValueError, NotFoundError
+from memhall.governance.refusals import Refusals
+from memhall.governance.requests import unresolved_pending
+from memhall.governance.streams import DomainStream
+from memhall.policies.model import PolicyRequest
+
+
+def replayed_in(replays: dict[str, tuple[str, str]], entry: EntryDraft, key: str) -> str | None:
+    """The entry stored under the draft's idempotency key; the key reused for other content is refused."""
+    if entry.idempotency_key is None or entry.idempotency_key not in replays:
+        return None
+    ident, dedup = replays[entry.idempotency_key]
+    if dedup != key:
+        raise InvalidValueError(
+            f"idempotency key {entry.idempotency_key!r} was already used for entry {ident} "
+            "with different content")
+    return ident
+
+
+def replayed_entry(session: Connection, stream: DomainStream, entry: EntryDraft) -> str | None:
+    """The entry an earlier write with the same idempotency key stored, if any.
+    A key reused for different content is refused: it would hide a write."""
+    if entry.idempotency_key is None:
+        return None
+    return replayed_in(stream.replays(session, [entry.idempotency_key]), entry, entry.dedup_key())
+
+
+def same_active(stream: DomainStream, ident: str, key: str) -> bool:
+    """Whether the entry is, by its events, active with this dedup key: a duplicate
+    the entries table names is checked before a write is dropped for it (an
+    edited row must not swallow a write)."""
+    try:
+        entry: Entry = stream.get(UUID(ident), kind=Entry)
+    except (NotFoundError, ValueError):
+        return False
+    return entry.is_active and entry.dedup_key == key
+
+
+def active_duplicate(session: Connection, stream: DomainStream, entry: EntryDraft) -> str | None:
+    """The active entry of the domain the draft repeats, if any."""
+    key = entry.dedup_key()
+    found = stream.live_entries(session, [key]).get(key)
+    return found if found is not None and same_active(stream, found, key) else None
+
+
+def check_provenance(refusals: Refusals, session: Connection, stream: DomainStream,
+                     request: PolicyRequest, entry: EntryDraft, implanted: int) -> None:
+    """An explicit confidence may not lift a claim above what its provenance allows
+    (hearsay: what the hall's trust in its teller gives); below it is the writer's call."""
+    from memhall.governance.trust import ceiling_problem
+
+    problem = ceiling_problem(session, stream, entry, implanted)
+    if problem is not None:
+        refusals.refuse(session, stream, request, GuardrailError(f"{problem} [confidence-by-provenance]"),
+                        rule="confidence-by-provenance")
+
+
+def check_pending(refusals: Refusals, session: Connection, stream: DomainStream,
+                  request: PolicyRequest, entry: EntryDraft, now: datetime) -> None:
+    """MEMORY PENDING must name a request that is open now: a dangling mark
+    would read as "asked" when nobody was asked."""
+    if entry.pending_requests:
+        problem = unresolved_pending(stream, entry.pending_requests, now)
+        if problem is not None:
+            refusals.refuse(session, stream, request, InvalidValueError(problem),
+                            rule="pending-names-an-open-request")
