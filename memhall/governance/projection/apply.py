@@ -13,7 +13,10 @@ backend holds whole tables, for `audit verify` to compare with.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from operator import itemgetter
 from typing import Any, Protocol
+
+from orjson import dumps
 
 from memhall.governance.projection.ops import Insert, Merge, Op, Update
 from memhall.governance.projection.schema import BY_SUFFIX, JSON, TableSpec, from_sql, json_text, to_sql
@@ -46,11 +49,12 @@ class Projector:
         self._partial: dict[Key, dict[str, Any]] = {}
 
     def apply(self, ops: Iterable[Op]) -> None:
-        rows, new = self._rows, self._new
+        rows, new, keys = self._rows, self._new, _KEYS
         for op in ops:
             if isinstance(op, Insert):
-                key = (op.table, str(op.row[_KEYS[op.table]]))
-                rows[key] = dict(op.row)
+                table, row = op
+                key = (table, str(row[keys[table]]))
+                rows[key] = row  # the handler built it for us: no copy
                 new[key] = None
             elif isinstance(op, Update):
                 key = (op.table, op.key)
@@ -193,21 +197,15 @@ def row_encoder(spec: TableSpec) -> Callable[[dict[str, Any]], tuple[Any, ...]]:
     """`schema.to_sql` for one table, with its column list and JSON columns worked out once."""
     encode = _ENCODERS.get(spec.suffix)
     if encode is None:
-        plain = [(i, c.name) for i, c in enumerate(spec.columns) if c.type != JSON]
-        json_columns = [(i, c.name) for i, c in enumerate(spec.columns) if c.type == JSON]
-        width = len(spec.columns)
+        values_of = itemgetter(*spec.names)  # every table has several columns: a tuple comes back
+        json_columns = [i for i, c in enumerate(spec.columns) if c.type == JSON]
         if not json_columns:
-            names = spec.names
-
-            def encode(row: dict[str, Any]) -> tuple[Any, ...]:
-                return tuple([row[n] for n in names])
+            encode = values_of
         else:
             def encode(row: dict[str, Any]) -> tuple[Any, ...]:
-                values: list[Any] = [None] * width
-                for i, n in plain:
-                    values[i] = row[n]
-                for i, n in json_columns:
-                    values[i] = json_text(row[n])
+                values = list(values_of(row))
+                for i in json_columns:
+                    values[i] = dumps(values[i]).decode()
                 return tuple(values)
         _ENCODERS[spec.suffix] = encode
     return encode

@@ -28,10 +28,12 @@ def held(state: State, position: int, via: str, pairs: Iterable[tuple[str, str]]
 
 @projects("memhall.Entry.Written")
 def _written(e: State, position: int) -> Iterable[Op]:
-    entry = e["originator_id"]
+    entry, told, present = e["originator_id"], e.get("addressees"), e.get("participants")
     yield from held(e, position, "wrote", [(e["actor"], entry)])
-    yield from held(e, position, "told", [(p, entry) for p in e.get("addressees") or ()])
-    yield from held(e, position, "present", [(p, entry) for p in e.get("participants") or ()])
+    if told:  # most entries are said to no one in particular
+        yield from held(e, position, "told", [(p, entry) for p in told])
+    if present:
+        yield from held(e, position, "present", [(p, entry) for p in present])
 
 
 @projects("memhall.Materialization.Recorded")

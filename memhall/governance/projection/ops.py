@@ -11,20 +11,21 @@ with. Handlers register by topic string, never by class, so that this module
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, NamedTuple, Union
+
+from memhall.governance.projection.schema import iso
 
 State = dict[str, Any]
 
 
-@dataclass(frozen=True)
-class Insert:
+class Insert(NamedTuple):
+    """A new row; the projector owns `row` from here on (handlers build a fresh one)."""
+
     table: str
     row: dict[str, Any]
 
 
-@dataclass(frozen=True)
-class Update:
+class Update(NamedTuple):
     """Set some columns of one row (by its key)."""
 
     table: str
@@ -32,8 +33,7 @@ class Update:
     values: dict[str, Any]
 
 
-@dataclass(frozen=True)
-class Merge:
+class Merge(NamedTuple):
     """Change one row as a function of its current values (read-modify-write);
     a missing row is left missing, or inserted as `default` when one is given."""
 
@@ -43,6 +43,8 @@ class Merge:
     default: dict[str, Any] | None = None
 
 
+# Named tuples, not dataclasses: a rebuild makes several per event, and a tuple is the
+# cheapest immutable record Python builds.
 Op = Union[Insert, Update, Merge]
 Handler = Callable[[State, int], Iterable[Op]]
 Describe = Callable[[State], tuple[str, str]]
@@ -100,8 +102,6 @@ def ops_for(topic: str, state: State, position: int) -> list[Op]:
 
 
 def _audit_row(topic: str, state: State, position: int) -> Insert:
-    from memhall.governance.projection.schema import iso
-
     describe = _describe.get(topic)
     action, layer = describe(state) if describe else (topic.rsplit(".", 1)[-1].lower(), "")
     refused = topic == REFUSAL

@@ -15,13 +15,20 @@ here for every writer, so the stored bytes never depend on which writer ran.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import orjson
 
-from memhall.domains.moments import from_iso, iso
+from memhall.domains import moments
+from memhall.domains.moments import from_iso
 
 __all__ = ["from_iso", "iso"]
+
+#: `moments.iso`, remembering its last results: every handler of an event normalises the
+#: same timestamp (the entry, its audit row, its exposure, its thread...), and a replay
+#: makes that call several times per event
+iso = lru_cache(maxsize=256)(moments.iso)
 
 TEXT, INT, POSITION, BOOL, TIME, JSON = "text", "int", "position", "bool", "time", "json"
 
