@@ -12,11 +12,50 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
-from memhall.governance.views import EntryView, HandoffView, age
+from memhall.domains.moments import age
+
+
+class Item(Protocol):
+    """An entry as the briefing reads it: an `EntryView`, or the fast path's (`fast_handoff.readable`)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def layer(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def author(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def created_at(self) -> datetime: ...
+
+
+class Handoff(Protocol):
+    """A `HandoffView`, or the fast path's."""
+
+    @property
+    def domain(self) -> str: ...
+    @property
+    def as_of(self) -> datetime: ...
+    @property
+    def latest(self) -> Sequence[Item]: ...
+    @property
+    def candidates(self) -> Sequence[Item]: ...
+    @property
+    def open_loops(self) -> Sequence[Item]: ...
+    @property
+    def open_requests(self) -> Sequence[dict[str, Any]]: ...
+    @property
+    def pending_nominations(self) -> Sequence[dict[str, Any]]: ...
 
 #: bytes of the whole JSON line the hook prints (agents cap injected context near 10 KB)
 BUDGET_BYTES = 8000
@@ -53,7 +92,7 @@ def one_line(text: str, limit: int = ITEM_CHARS) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
-def entry_line(entry: EntryView, now: datetime) -> str:
+def entry_line(entry: Item, now: datetime) -> str:
     status = "" if entry.status == "active" else f" ({entry.status})"
     return (f"- [{entry.layer}] {entry.kind} {entry.id} by {entry.author}, "
             f"{age(entry.created_at, now)}{status}: {one_line(entry.text)}")
@@ -63,7 +102,7 @@ def _record_line(record: dict[str, Any], prefix: str) -> str:
     return f"- {prefix} {one_line(str(record.get('summary') or record.get('id')))}"
 
 
-def sections(view: HandoffView, canon: list[EntryView], knowledge: list[EntryView]) -> list[Section]:
+def sections(view: Handoff, canon: Sequence[Item], knowledge: Sequence[Item]) -> list[Section]:
     now = view.as_of
     return [
         Section("Canon (L4): binding", [(e.id, entry_line(e, now)) for e in canon],
@@ -81,7 +120,7 @@ def sections(view: HandoffView, canon: list[EntryView], knowledge: list[EntryVie
     ]
 
 
-def render(view: HandoffView, parts: list[Section], *, actor: str, session_id: str) -> str:
+def render(view: Handoff, parts: list[Section], *, actor: str, session_id: str) -> str:
     head = [
         f'<memory-handoff domain="{view.domain}" as="{actor}" session="{session_id}" '
         f'as_of="{view.as_of:%Y-%m-%dT%H:%M:%SZ}">',
@@ -105,13 +144,14 @@ def hook_output(context: str) -> str:
                                               "additionalContext": context}}, ensure_ascii=False)
 
 
-def budgeted(view: HandoffView, canon: list[EntryView], knowledge: list[EntryView], *,
+def budgeted(view: Handoff, canon: Sequence[Item], knowledge: Sequence[Item], *,
              actor: str, session_id: str, budget: int = BUDGET_BYTES) -> str:
-    """The hook's JSON line, dropping the lowest-priority tail items until it fits."""
+    """The hook's JSON line, dropping the lowest-priority tail items until it fits
+    (with the newline that ends it: what the agent reads is at most `budget` bytes)."""
     parts = sections(view, canon, knowledge)
     while True:
         line = hook_output(render(view, parts, actor=actor, session_id=session_id))
-        if len(line.encode("utf-8")) <= budget:
+        if len(line.encode("utf-8")) + 1 <= budget:
             return line
         victim = next((p for p in reversed(parts) if p.items), None)
         if victim is None:

@@ -23,6 +23,7 @@ from memhall.domains.values import Kind, Layer
 from memhall.governance import agent_sessions, promotions, sessions
 from memhall.governance.agent_sessions import KeyedSession
 from memhall.governance.hall import Hall
+from memhall.governance.keyed import session_key
 
 #: a wrap-up stays short; a longer summary is stored whole and pointed to
 SUMMARY_CHARS = sessions.SUMMARY_CHARS
@@ -40,7 +41,7 @@ class HookRun:
 
 def run(job: HookRun, hook: HookInput) -> str | None:
     """Do what the hook's event asks; return what goes on stdout, if anything."""
-    key = agent_sessions.session_key(hook.agent, hook.session_id, job.domain, job.actor)
+    key = session_key(hook.agent, hook.session_id, job.domain, job.actor)
     if hook.event == "session-start":
         return start(job, key)
     if hook.event == "stop":

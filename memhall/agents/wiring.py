@@ -2,23 +2,33 @@
 
 Unlike the CLI, an agent's hook never creates a store: a project without
 memhall would otherwise grow a `.memhall/` the first time an agent starts there.
+Imports are lazy: a session start that the fast path serves never loads the hall.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from memhall.governance.hall import Hall
-from memhall.governance.location import locate
-from memhall.governance.store import Store
-from memhall.policies.files import policy_directory
+if TYPE_CHECKING:
+    from memhall.governance.hall import Hall
 
 
 def existing_store_url(store: str | None, cwd: Path) -> str:
+    from memhall.governance.location import locate
+
     return locate(store, cwd=cwd, create=False)
 
 
 def open_hall(store: str | None, policy: str | None, cwd: Path) -> Hall:
+    from memhall.policies.files import policy_directory
+
+    return hall_at(existing_store_url(store, cwd), policy_directory(policy, cwd))
+
+
+def hall_at(url: str, policy_dir: Path | None) -> Hall:
+    from memhall.governance.hall import Hall
+    from memhall.governance.store import Store
     from memhall.policies.engine import PolicySet
 
-    return Hall(Store(existing_store_url(store, cwd)), PolicySet.load(policy_directory(policy, cwd)))
+    return Hall(Store(url), PolicySet.load(policy_dir))

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import sqlite3
 from datetime import datetime
-from types import SimpleNamespace
 from typing import Any
 
 import click
@@ -44,9 +43,11 @@ def handoff(app: App, limit: int, no_session: bool, session_id: str | None,
         emit(app, past, lambda: render.handoff(past))
         return
 
+    from memhall.governance import fast_handoff
+
     fast = _fast(app, limit, not no_session, session_id)
     if fast is not None:
-        emit(app, fast, lambda: render.handoff(readable(fast)))
+        emit(app, fast, lambda: render.handoff(fast_handoff.readable(fast)))
         return
     from memhall.governance import sessions
 
@@ -79,30 +80,7 @@ def _remember(app: App) -> None:
     """Cache the policy's allowed answer for the fast path of the next handoff."""
     from memhall.domains.values import domain_name, principal_name
     from memhall.governance import fast_handoff
-    from memhall.policies.model import Action, PolicyRequest, ResourceType
 
-    store = fast_handoff.sqlite_path(app.hall.store.url)
-    if store is None or app.gate_factory is not None:
-        return
-    actor, domain = principal_name(app.actor), domain_name(app.domain)
-    decision = app.hall.gate.decide(PolicyRequest(principal=actor, action=Action.HANDOFF, domain=domain,
-                                                  resource_type=ResourceType.DOMAIN))
-    seal = app.hall.seal
-    adopted = seal.adopted(app.hall.streams.stream(domain)) if seal is not None else ""
-    if decision.allowed and adopted and seal is not None and not seal.differs(app.hall.streams.stream(domain)):
-        try:
-            fast_handoff.remember(store, fast_handoff.policy_digest(app.policy_dir()), actor, domain,
-                                  fast_handoff.Cached(decision.rule_id, adopted))
-        except OSError:
-            pass  # a read-only folder: the next handoff takes the main path again
-
-
-def readable(view: dict[str, Any]) -> Any:
-    """The fast path's JSON as the attributes `render.handoff` reads."""
-    def entry(e: dict[str, Any]) -> SimpleNamespace:
-        return SimpleNamespace(**{**e, "created_at": datetime.fromisoformat(e["created_at"])})
-
-    lists = {k: [entry(e) for e in view[k]] for k in ("latest", "candidates", "open_loops")}
-    empty = not any(view[k] for k in ("latest", "candidates", "open_loops", "pending_nominations",
-                                       "open_requests", "incubation"))
-    return SimpleNamespace(**{**view, **lists, "as_of": datetime.fromisoformat(view["as_of"]), "empty": empty})
+    if app.gate_factory is None:
+        fast_handoff.remember_allowed(app.hall, principal_name(app.actor), domain_name(app.domain),
+                                      app.policy_dir())

@@ -18,38 +18,25 @@ import re
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
-from uuid import UUID, uuid5
+from uuid import UUID
 
 from sqlalchemy import select
 
 from memhall.domains.entry import draft
 from memhall.domains.errors import InvalidValueError, NotFoundError
 from memhall.domains.session import Session as WorkSession
-from memhall.domains.values import Kind, Layer, domain_name, principal_name
+from memhall.domains.values import Kind, Layer, principal_name
 from memhall.governance import sessions
 from memhall.governance.hall import Hall
+from memhall.governance.keyed import GENERATIONS, keyed_ids, session_key
 from memhall.governance.streams import DomainStream
 from memhall.governance.views import EntryView, WrapUpResult, WriteResult, as_utc
 from memhall.policies.model import Action
 
-#: fixed forever: changing it would orphan every open keyed session
-NAMESPACE = UUID("6d656d68-616c-6c2d-6167-656e74732d31")
-#: how many times one agent session may be reopened after being closed
-GENERATIONS = 32
+__all__ = ["GENERATIONS", "keyed_ids", "session_key"]
 DRAFT_KEY = "hook-draft:"
 WRAP_UP_KEY = "hook-wrap-up:"
 _DRAFT_HEADER = re.compile(r"^\[draft \d+ of session [0-9a-f]{8}\] ")
-
-
-def session_key(agent: str, agent_session: str, domain: str, principal: str) -> str:
-    if not agent_session.strip():
-        raise InvalidValueError("the hook input names no session_id")
-    return "\x1f".join((agent, agent_session.strip(), domain_name(domain), principal_name(principal)))
-
-
-def keyed_ids(key: str) -> list[UUID]:
-    """The session ids a key may take, one per generation."""
-    return [uuid5(NAMESPACE, key if g == 0 else f"{key}#{g}") for g in range(GENERATIONS)]
 
 
 @dataclass(frozen=True)

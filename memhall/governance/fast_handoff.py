@@ -26,7 +26,8 @@ import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
 
 import orjson
@@ -34,8 +35,13 @@ import orjson
 from memhall.governance import threads
 from memhall.governance.journal import Journal, NewEvent
 
+if TYPE_CHECKING:
+    from memhall.governance.hall import Hall
+
 #: a cached decision is valid for this cache format and the policy digest it was taken under
-CACHE_FORMAT = "memhall-handoff-decisions/1"
+CACHE_FORMAT = "memhall-handoff-decisions/2"
+#: the actions whose allowed answers are cached (`policies.model.Action` values)
+HANDOFF, READ = "handoff", "read"
 ENTRY_FIELDS = ("id", "domain", "layer", "kind", "text", "interpretation", "author", "session_id", "status",
                 "state", "confidence", "source_kind", "source_agent_id", "claim_root_id", "evidence_refs",
                 "people", "places", "topics", "pending_requests", "pointers", "superseded_by", "thread",
@@ -65,30 +71,34 @@ def cache_file(store: Path) -> Path:
     return store.with_name(store.name + ".decisions.json")
 
 
-def _decision_key(digest: str, actor: str, domain: str) -> str:
-    return f"{digest}:{actor}:handoff:{domain}"
+def _decision_key(digest: str, actor: str, domain: str, action: str = HANDOFF) -> str:
+    return f"{digest}:{actor}:{action}:{domain}"
 
 
 @dataclass(frozen=True)
 class Cached:
-    """An allowed handoff: the rule that allowed it, and the adopted policy it was decided under."""
+    """An allowed answer: the rule that allowed it, the adopted policy it was decided under,
+    and the version of the domain's charter then (an adoption, or a chair handed over or
+    back, which changes what a backup chair may do, moves it)."""
 
     rule: str
     policy: str
+    charter: int
 
 
-def cached_decision(store: Path, digest: str, actor: str, domain: str) -> Cached | None:
+def cached_decision(store: Path, digest: str, actor: str, domain: str, action: str = HANDOFF) -> Cached | None:
     try:
         cached = orjson.loads(cache_file(store).read_bytes())
     except (OSError, orjson.JSONDecodeError):
         return None
-    found = cached.get(_decision_key(digest, actor, domain)) if isinstance(cached, dict) else None
-    if not isinstance(found, dict) or not found.get("rule") or not found.get("policy"):
+    found = cached.get(_decision_key(digest, actor, domain, action)) if isinstance(cached, dict) else None
+    if (not isinstance(found, dict) or not found.get("rule") or not found.get("policy")
+            or not isinstance(found.get("charter"), int)):
         return None
-    return Cached(str(found["rule"]), str(found["policy"]))
+    return Cached(str(found["rule"]), str(found["policy"]), int(found["charter"]))
 
 
-def remember(store: Path, digest: str, actor: str, domain: str, decided: Cached) -> None:
+def remember(store: Path, digest: str, actor: str, domain: str, decided: Cached, action: str = HANDOFF) -> None:
     """Cache an allowed handoff decision (atomically: a reader sees the old file or the new)."""
     path = cache_file(store)
     try:
@@ -96,7 +106,8 @@ def remember(store: Path, digest: str, actor: str, domain: str, decided: Cached)
     except (OSError, orjson.JSONDecodeError):
         cached = {}
     cached = {k: v for k, v in cached.items() if k.startswith(digest)} if isinstance(cached, dict) else {}
-    cached[_decision_key(digest, actor, domain)] = {"rule": decided.rule, "policy": decided.policy}
+    cached[_decision_key(digest, actor, domain, action)] = {"rule": decided.rule, "policy": decided.policy,
+                                                            "charter": decided.charter}
     scratch = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     scratch.write_bytes(orjson.dumps(cached))
     os.replace(scratch, path)
@@ -126,15 +137,25 @@ def session_opened(ident: str, domain: str, actor: str, rule: str, now: datetime
     return NewEvent(UUID(ident), 1, "memhall.Session.Opened", state, orjson.dumps(state))
 
 
-def adopted_policy(reader: threads.Reader, domain: str) -> str:
-    """The digest the domain's charter adopted last (`seal.Seal.adopted`), read from its events."""
+@dataclass(frozen=True)
+class Charter:
+    """A domain's charter as its events say: the digest it adopted last, and its version."""
+
+    adopted: str
+    version: int
+
+
+def charter_of(reader: threads.Reader, domain: str) -> Charter:
+    """The domain's charter (`seal.Seal.adopted`), read from its events."""
     charter = uuid5(NAMESPACE_URL, f"memhall:charter:{domain}")  # domains.charter.charter_id
-    adopted = ""
-    for topic, data in reader.rows(f"SELECT topic, state FROM {reader.prefix}events WHERE originator_id = ? "
-                                   "ORDER BY originator_version", [charter.bytes]):
+    adopted, version = "", 0
+    for topic, number, data in reader.rows(
+            f"SELECT topic, originator_version, state FROM {reader.prefix}events WHERE originator_id = ? "
+            "ORDER BY originator_version", [charter.bytes]):
+        version = int(number)
         if topic in ("memhall.Charter.Opened", "memhall.Policy.Adopted"):
             adopted = str(orjson.loads(data)["digest"])
-    return adopted
+    return Charter(adopted, version)
 
 
 def connect(path: Path) -> sqlite3.Connection:
@@ -172,54 +193,127 @@ class Request:
     reuse: timedelta = timedelta(minutes=30)
 
 
+@dataclass(frozen=True)
+class Allowed:
+    """The store opened for a principal the policy in force allows (by its cached answers)."""
+
+    conn: sqlite3.Connection
+    reader: threads.Reader
+    decided: Cached
+
+
+def allowed(store: Path, policy_dir: Path | None, actor: str, domain: str,
+            actions: tuple[str, ...] = (HANDOFF,)) -> Allowed | None:
+    """The domain's read models, when each of `actions` has a cached allowed answer
+    decided under the policy the domain still has adopted; else None (the caller
+    closes nothing: the main path decides, and records a refusal)."""
+    if not store.is_file():
+        return None
+    digest = policy_digest(policy_dir)
+    found = [cached_decision(store, digest, actor, domain, action) for action in actions]
+    decided = found[0] if found and all(found) else None
+    if decided is None or any(f is None or (f.policy, f.charter) != (decided.policy, decided.charter)
+                              for f in found):
+        return None
+    conn = connect(store)
+    try:
+        reader = threads.Reader(conn, f"mh_{domain}_")
+        if (not reader.rows("SELECT 1 FROM mh_domains WHERE name = ?", [domain])
+                or charter_of(reader, domain) != Charter(decided.policy, decided.charter)):
+            conn.close()  # unknown domain, or its charter moved since: the main path decides
+            return None
+    except BaseException:
+        conn.close()
+        raise
+    return Allowed(conn, reader, decided)
+
+
+def view(reader: threads.Reader, domain: str, now: datetime, limit: int, loops: int) -> dict[str, Any] | None:
+    """`HandoffView.model_dump(mode="json")` of a handoff that opens nothing, or None."""
+    if _waiting(reader, threads.iso(now)):
+        return None
+    return {"domain": domain, "as_of": json_time(now), "session_id": None, "session_reused": False,
+            "latest": [entry_json(domain, r) for r in threads.latest(reader, limit=limit)],
+            "candidates": [entry_json(domain, r) for r in threads.candidates(reader, limit=limit)],
+            "open_loops": [entry_json(domain, r) for r in threads.open_loops(reader, limit=loops)],
+            "pending_nominations": [], "open_requests": [], "incubation": []}
+
+
 def handoff(request: Request, now: datetime | None = None) -> dict[str, Any] | None:
     """The handoff as `HandoffView.model_dump(mode="json")`, or None: take the main path."""
-    if not request.store.is_file():
-        return None
     now = now or datetime.now(timezone.utc)
-    decided = cached_decision(request.store, policy_digest(request.policy_dir), request.actor, request.domain)
-    if decided is None:
+    found = allowed(request.store, request.policy_dir, request.actor, request.domain)
+    if found is None:
         return None
-    conn = connect(request.store)
     try:
-        reader = threads.Reader(conn, f"mh_{request.domain}_")
-        if not reader.rows("SELECT 1 FROM mh_domains WHERE name = ?", [request.domain]):
-            return None
-        if adopted_policy(reader, request.domain) != decided.policy:
-            return None  # another policy was adopted since: the main path decides (and may refuse)
-        stamp = json_time(now)
-        if _waiting(reader, threads.iso(now)):
-            return None
-        name = request.domain
-        latest = [entry_json(name, r) for r in threads.latest(reader, limit=request.limit)]
-        candidates = [entry_json(name, r) for r in threads.candidates(reader, limit=request.limit)]
-        loops = [entry_json(name, r) for r in threads.open_loops(reader, limit=request.loops)]
-        session_id, reused = None, False
-        if request.open_session:
-            handed = tuple(dict.fromkeys(e["id"] for e in (*latest, *candidates, *loops)))
-            session_id, reused = _open(conn, reader, request, decided, now, handed)
-        return {"domain": name, "as_of": stamp, "session_id": session_id, "session_reused": reused,
-                "latest": latest, "candidates": candidates, "open_loops": loops,
-                "pending_nominations": [], "open_requests": [], "incubation": []}
+        shown = view(found.reader, request.domain, now, request.limit, request.loops)
+        if shown is None or not request.open_session:
+            return shown
+        handed = tuple(dict.fromkeys(e["id"] for e in (*shown["latest"], *shown["candidates"], *shown["open_loops"])))
+        session_id, reused = _open(found, request, now, handed)
+        return {**shown, "session_id": session_id, "session_reused": reused}
     finally:
-        conn.close()
+        found.conn.close()
 
 
-def _open(conn: sqlite3.Connection, reader: threads.Reader, request: Request, decided: Cached,
-          now: datetime, handed: tuple[str, ...]) -> tuple[str, bool]:
+def _open(found: Allowed, request: Request, now: datetime, handed: tuple[str, ...]) -> tuple[str, bool]:
+    conn, decided = found.conn, found.decided
     conn.execute("BEGIN IMMEDIATE")
     try:
-        found = threads.reusable_session(reader, request.actor, threads.iso(now - request.reuse),
+        ident = threads.reusable_session(found.reader, request.actor, threads.iso(now - request.reuse),
                                          request.session_id)
-        if found is None:
-            found = str(uuid4())
-            Journal(request.domain, "sqlite").append(
-                conn, [session_opened(found, request.domain, request.actor, decided.rule, now, handed,
-                                      decided.policy)])
+        if ident is not None:
             conn.execute("COMMIT")
-            return found, False
+            return ident, True
+        ident = str(uuid4())
+        Journal(request.domain, "sqlite").append(
+            conn, [session_opened(ident, request.domain, request.actor, decided.rule, now, handed, decided.policy)])
         conn.execute("COMMIT")
-        return found, True
+        return ident, False
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+
+
+def remember_allowed(hall: Hall, actor: str, domain: str, policy_dir: Path | None,
+                     actions: tuple[str, ...] = (HANDOFF,)) -> None:
+    """After the main path answered: cache the hall's own allowed answers to (actor,
+    action, domain) under the adopted policy, for the fast path of the next start.
+    Never a denial: the main path decides those, and records them."""
+    from memhall.policies.model import Action, PolicyRequest, ResourceType
+
+    store = sqlite_path(hall.store.url)
+    seal = hall.seal
+    if store is None or seal is None:
+        return
+    conn = connect(store)
+    try:
+        # read first: a charter event landing after it only makes the cache miss
+        charter = charter_of(threads.Reader(conn, f"mh_{domain}_"), domain)
+    finally:
+        conn.close()
+    stream = hall.streams.stream(domain)
+    if not charter.adopted or seal.adopted(stream) != charter.adopted or seal.differs(stream):
+        return
+    digest = policy_digest(policy_dir)
+    for action in actions:
+        decision = hall.decide(stream, PolicyRequest(principal=actor, action=Action(action), domain=domain,
+                                                     resource_type=ResourceType.DOMAIN))
+        if not decision.allowed:
+            return
+        try:
+            remember(store, digest, actor, domain, Cached(decision.rule_id, charter.adopted, charter.version), action)
+        except OSError:
+            return  # a read-only folder: the next start takes the main path again
+
+
+def readable(view: dict[str, Any]) -> Any:
+    """A fast view as the attributes `render.handoff` and the hook's briefing read."""
+    lists = {k: [readable_entry(e) for e in view[k]] for k in ("latest", "candidates", "open_loops")}
+    empty = not any(view[k] for k in ("latest", "candidates", "open_loops", "pending_nominations",
+                                       "open_requests", "incubation"))
+    return SimpleNamespace(**{**view, **lists, "as_of": datetime.fromisoformat(view["as_of"]), "empty": empty})
+
+
+def readable_entry(entry: dict[str, Any]) -> Any:
+    return SimpleNamespace(**{**entry, "created_at": datetime.fromisoformat(entry["created_at"])})

@@ -29,10 +29,8 @@ def request(hall: Hall, *, open_session: bool = False) -> fast_handoff.Request |
 
 
 def allowed(hall: Hall, req: fast_handoff.Request) -> None:
-    assert hall.seal is not None
-    adopted = hall.seal.adopted(hall.streams.stream("company"))
-    decision = fast_handoff.Cached("session-chair-handoff", adopted)
-    fast_handoff.remember(req.store, fast_handoff.policy_digest(None), "codex", "company", decision)
+    """The hall's own answer cached, as a main-path handoff leaves it."""
+    fast_handoff.remember_allowed(hall, "codex", "company", req.policy_dir)
 
 
 def world(hall: Hall) -> None:
