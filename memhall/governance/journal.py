@@ -67,6 +67,8 @@ class Journal:
         self._move_sql = f"UPDATE {self.head_table} SET position = {m}, head = {m} WHERE id = 1"
         self._load_sql = (f"SELECT originator_version, topic, state FROM {self.events_table} "
                           f"WHERE originator_id = {m} ORDER BY originator_version")
+        self._last_sql = (f"SELECT originator_version, state FROM {self.events_table} "
+                          f"WHERE originator_id = {m} ORDER BY originator_version DESC LIMIT 1")
 
     def head(self, connection: Any) -> tuple[int, str]:
         """The last position and chain head; on PostgreSQL this locks the domain."""
@@ -127,6 +129,13 @@ class Journal:
         cursor = connection.cursor()
         cursor.execute(self._load_sql, (self.uuid_param(originator_id),))
         return [(int(v), str(t), bytes(s)) for v, t, s in cursor.fetchall()]
+
+    def last(self, connection: Any, originator_id: UUID) -> tuple[int, bytes]:
+        """One aggregate's last stored version and its state ((0, b"") when it has no events)."""
+        cursor = connection.cursor()
+        cursor.execute(self._last_sql, (self.uuid_param(originator_id),))
+        row = cursor.fetchone()
+        return (int(row[0]), bytes(row[1])) if row is not None else (0, b"")
 
     def uuid_param(self, ident: UUID) -> Any:
         # the events table's originator id: 16 raw bytes on SQLite, a uuid on PostgreSQL

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING
+from uuid import UUID
 
 from sqlalchemy import Connection
 
@@ -25,6 +26,7 @@ from memhall.domains.moments import from_iso
 from memhall.domains.records import Refusal
 from memhall.governance.gate import Refused
 from memhall.governance.journal import NewEvent
+from memhall.governance.store import raw
 from memhall.policies.acts import event_act
 from memhall.policies.digest import digest_summary, policy_digest
 from memhall.policies.engine import PolicySet
@@ -73,6 +75,10 @@ class Seal:
         self.digest = policy_digest(source)
         #: set by the CLI for the acts of a human who signs (`--key`, ssh-keygen)
         self.signer: Signer | None = None
+        #: each domain's charter as last read, with its version: every write asks for it
+        #: (the adopted digest, the chair), and decoding its events is most of a write's CPU
+        self._read: dict[str, tuple[tuple[int, bytes], Charter | None]] = {}
+        self._ids: dict[str, UUID] = {}
 
     @cached_property
     def signers(self) -> AllowedSigners:
@@ -81,15 +87,38 @@ class Seal:
     # -- reading the charter ---------------------------------------------------
 
     def charter(self, stream: DomainStream) -> Charter | None:
+        """The domain's charter, rebuilt from the log: the caller's own copy to act on."""
         try:
-            found: Charter = stream.get(charter_id(stream.name), "charter", kind=Charter)
+            found: Charter = stream.get(self._charter_id(stream.name), "charter", kind=Charter)
         except NotFoundError:
             return None
         return found
 
+    def current(self, stream: DomainStream) -> Charter | None:
+        """The domain's charter as the log has it now (in this transaction, if any), to
+        read and never to act on: rebuilt only when its last stored event is another one
+        (compared by version and bytes, so neither a rolled-back adoption nor an edited
+        event is taken for the stored one)."""
+        ident = self._charter_id(stream.name)
+        with stream.store.read() as conn:
+            # the last event first: a charter adopted between the two reads is read again next time
+            last = stream.journal.last(raw(conn), ident)
+            known = self._read.get(stream.name)
+            if known is not None and known[0] == last:
+                return known[1]
+            charter = self.charter(stream) if last[0] else None
+        self._read[stream.name] = (last, charter)
+        return charter
+
+    def _charter_id(self, domain: str) -> UUID:
+        ident = self._ids.get(domain)
+        if ident is None:
+            ident = self._ids[domain] = charter_id(domain)
+        return ident
+
     def adopted(self, stream: DomainStream) -> str:
         """The domain's adopted digest ("" when nothing is adopted yet)."""
-        charter = self.charter(stream)
+        charter = self.current(stream)
         return charter.digest if charter is not None else ""
 
     def differs(self, stream: DomainStream) -> str:
@@ -101,7 +130,7 @@ class Seal:
         """A backup system chair decides as system chair while the owner has handed it the chair."""
         if not isinstance(gate, PolicySet) or request.principal not in gate.roles.backups.get(stream.name, ()):
             return None
-        charter = self.charter(stream)
+        charter = self.current(stream)
         if charter is None or charter.chair_to != request.principal:
             return None
         held = {Role(r) for r in gate.roles_of(request.principal, stream.name)} | {Role.SYSTEM_CHAIR}
@@ -113,7 +142,7 @@ class Seal:
         """The events to append: stamped, signed, and after a first adoption if there was none."""
         if not events:
             return []
-        charter = self.charter(stream)
+        charter = self.current(stream)
         adopted = charter.digest if charter is not None else ""
         tail: list[NewEvent] = []
         opened = [e for e in events if e.topic == OPENED]

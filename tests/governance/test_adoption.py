@@ -132,6 +132,23 @@ def test_the_owner_adopts_a_changed_policy_and_writes_resume_under_it(store_url:
     assert states(hall.store, "company")[-1]["policy"] == adoption.digest
 
 
+def test_a_hall_that_already_wrote_sees_an_adoption_made_by_another_process(
+    store_url: str, tmp_path: Path
+) -> None:
+    folder = policy_folder(tmp_path)
+    hall = opened(store_url, folder)
+    hall.write("codex", "company", draft(layer="L2", kind="claim", text="written under the first policy"))
+    make_codex_an_owner(folder)
+    charters.adopt(reopened(hall, folder), "maki", "company")
+
+    with pytest.raises(RefusedError) as refused:
+        hall.write("codex", "company", draft(layer="L2", kind="claim", text="written under the old policy"))
+
+    assert refused.value.rule == POLICY_NOT_ADOPTED
+    assert [s["text"] for s in states(hall.store, "company") if s["topic"] == "memhall.Entry.Written"] == [
+        "written under the first policy"]
+
+
 def test_naming_yourself_owner_in_the_new_roles_does_not_let_you_adopt_them(
     store_url: str, tmp_path: Path
 ) -> None:
