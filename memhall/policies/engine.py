@@ -15,6 +15,7 @@ from memhall.policies.entities import (
     cedar_request,
     principal_entity,
     probe_applies,
+    read_attributes,
     resource_entity,
 )
 from memhall.policies.files import PolicySource, init_policy_dir, read_policy_dir
@@ -25,6 +26,8 @@ from memhall.policies.rules import Rule, compile_rules, load_schema
 
 _BATCH = 1000
 _MEMO_SIZE = 4096
+#: where a request's resource id sits among its fields (left out of memo keys when ids do not matter)
+_RESOURCE_ID = list(PolicyRequest.model_fields).index("resource_id")
 
 
 class PolicySet:
@@ -46,6 +49,10 @@ class PolicySet:
         self._schema = schema
         self._cedar = cedar
         self._partitions = _partition(rules, cedar, hierarchy=_has_action_groups(schema))
+        #: per action, the resource attributes its rules can read (the others cannot change
+        #: an answer, so a batch's resources that differ only in them share one entity)
+        self._read = {action: read_attributes(rule.text for rule in names.values())
+                      for action, (_, names) in self._partitions.items()}
         self._order = {rule.id: i for i, rule in enumerate(rules)}
         self._principals: dict[str, cedarpy.Entities] = {}
         self._applies = probe_applies(source, schema, cedar)
@@ -103,7 +110,8 @@ class PolicySet:
         key = self._memo_key(request)
         known = self._memo.get(key)
         if known is not None:
-            return known if known.request == request else known.model_copy(update={"request": request})
+            return known if known.request is request or known.request == request else \
+                known.model_copy(update={"request": request})
         decision = self._decide(request)
         if len(self._memo) >= _MEMO_SIZE:
             self._memo.clear()
@@ -135,14 +143,16 @@ class PolicySet:
         decided = []
         for key, request in zip(keys, requests):
             decision = known[key]
-            decided.append(decision if decision.request == request
+            decided.append(decision if decision.request is request or decision.request == request
                            else decision.model_copy(update={"request": request}))
         return decided
 
     def _memo_key(self, request: PolicyRequest) -> tuple[object, ...]:
         if self._ids_matter:
             return tuple(request.__dict__.values())
-        return tuple(v for k, v in request.__dict__.items() if k != "resource_id")
+        values = list(request.__dict__.values())
+        values[_RESOURCE_ID] = ""
+        return tuple(values)
 
     def _decide(self, request: PolicyRequest) -> Decision:
         entities = self._principals.get(request.principal)
@@ -192,8 +202,8 @@ class PolicySet:
                 entities[("principal", request.principal)] = self._principal_entity_for(
                     request.principal, ptype
                 )
-            facts = resource_entity(request, "")
-            key = (facts["uid"]["type"], *facts["attrs"].values())
+            facts = resource_entity(request, "", self._read[request.action])
+            key = (facts["uid"]["type"], *facts["attrs"].items())
             if key not in entities:
                 facts["uid"]["id"] = f"#{len(entities)}"
                 entities[key] = facts
@@ -225,12 +235,11 @@ class PolicySet:
     def _decision(
         self, request: PolicyRequest, result: cedarpy.AuthzResult, names: Mapping[str, Rule]
     ) -> Decision:
-        facts: dict[str, object] = request.model_dump(mode="json")
         errors = result.diagnostics.errors
-        matched = sorted(
-            (names[p] for p in result.diagnostics.reasons if p in names),
-            key=lambda rule: self._order[rule.id],
-        )
+        matched = [names[p] for p in result.diagnostics.reasons if p in names]
+        if len(matched) > 1:
+            matched.sort(key=lambda rule: self._order[rule.id])
+        facts: dict[str, object] = request.__dict__  # the fields as they are: `explain` prints enums by value
         ids = tuple(rule.id for rule in matched)
         if result.allowed and not errors and matched:
             return Decision(

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import re
+from functools import lru_cache
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 import cedarpy
@@ -31,7 +33,9 @@ def principal_entity(name: str, ptype: PrincipalType, held: RoleDomains) -> dict
     return {"uid": {"type": PRINCIPAL_TYPES[ptype], "id": name}, "attrs": attrs, "parents": []}
 
 
-def resource_entity(request: PolicyRequest, rid: str) -> dict[str, Any]:
+def resource_entity(request: PolicyRequest, rid: str,
+                    read: Collection[str] | None = None) -> dict[str, Any]:
+    """The resource as Cedar sees it; given `read`, only those of its attributes."""
     attrs = {
         "domain": request.domain,
         "layer": request.layer,
@@ -45,7 +49,22 @@ def resource_entity(request: PolicyRequest, rid: str) -> dict[str, Any]:
         "dissent_recorded": request.dissent_recorded,
         "seat": request.seat,
     }
+    if read is not None:
+        attrs = {name: attrs[name] for name in read}
     return {"uid": {"type": RESOURCE_TYPES[request.resource_type], "id": rid}, "attrs": attrs, "parents": []}
+
+
+#: the attributes `resource_entity` gives a resource
+RESOURCE_ATTRIBUTES = ("domain", "layer", "target_layer", "kind", "author", "has_evidence", "nominated_by",
+                       "promotion_path", "reminder_sessions", "dissent_recorded", "seat")
+
+
+def read_attributes(texts: Iterable[str]) -> tuple[str, ...]:
+    """The resource attributes some of these Cedar texts can read: those they name at
+    all, as a word (`resource.kind`, `resource has kind`, `resource["kind"]`, or in a
+    comment: naming one too many only costs a larger entity)."""
+    joined = "\n".join(texts)
+    return tuple(name for name in RESOURCE_ATTRIBUTES if re.search(rf"\b{name}\b", joined))
 
 
 def cedar_request(request: PolicyRequest, ptype: PrincipalType, rid: str) -> dict[str, Any]:
@@ -53,12 +72,15 @@ def cedar_request(request: PolicyRequest, ptype: PrincipalType, rid: str) -> dic
         "principal": {"type": PRINCIPAL_TYPES[ptype], "id": request.principal},
         "action": {"type": "Action", "id": request.action.value},
         "resource": {"type": RESOURCE_TYPES[request.resource_type], "id": rid},
-        "context": {
-            "claimed_principal": request.claimed_principal,
-            "claimed_domain": request.claimed_domain,
-            "claimed_layer": request.claimed_layer,
-        },
+        "context": _context(request.claimed_principal, request.claimed_domain, request.claimed_layer),
     }
+
+
+@lru_cache(maxsize=256)
+def _context(principal: str, domain: str, layer: str) -> str:
+    """The request's context as JSON text: cedarpy takes it so as it is, where it would
+    copy the request and encode a dict for each one of a batch."""
+    return json.dumps({"claimed_principal": principal, "claimed_domain": domain, "claimed_layer": layer})
 
 
 def probe_applies(
