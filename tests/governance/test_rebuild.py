@@ -24,10 +24,13 @@ from memhall.policies.engine import PolicySet
 POLICY = PolicySet.load(None)
 WORDS = ["alpha", "beta", "gamma", "delta"]
 
+SEATS = ["codex", "gemini", "claude"]
+
 command = st.one_of(
     st.tuples(st.just("write"), st.sampled_from(["codex", "gemini", "maki"]),
               st.sampled_from(["L1", "L2"]), st.sampled_from(["episode", "state", "open-loop", "claim"]),
-              st.lists(st.sampled_from(WORDS), min_size=1, max_size=3)),
+              st.lists(st.sampled_from(WORDS), min_size=1, max_size=3),
+              st.lists(st.sampled_from(SEATS), max_size=2), st.lists(st.sampled_from(SEATS), max_size=2)),
     st.tuples(st.just("retire"), st.integers(0, 20)),
     st.tuples(st.just("close"), st.integers(0, 20)),
     st.tuples(st.just("wrap"), st.sampled_from(WORDS)),
@@ -43,9 +46,9 @@ def apply(hall: Hall, ids: list[UUID], cmd: tuple[Any, ...]) -> None:
     name = cmd[0]
     pick = (lambda n: ids[n % len(ids)]) if ids else None
     if name == "write":
-        _, actor, layer, kind, words = cmd
-        ids.append(UUID(hall.write(actor, "company", draft(text=" ".join(words), layer=layer,
-                                                           kind=kind)).entry_id))
+        _, actor, layer, kind, words, told, present = cmd
+        ids.append(UUID(hall.write(actor, "company", draft(
+            text=" ".join(words), layer=layer, kind=kind, addressees=told, participants=present)).entry_id))
     elif name == "wrap":
         sessions.wrap_up(hall, "codex", "company", f"wrapped {cmd[1]}", opens=[f"loop {cmd[1]}"])
     elif name == "import":
@@ -110,3 +113,48 @@ def test_a_rebuild_builds_every_index_again(hall: Hall) -> None:
 
     assert indexes() == before
     assert len(before) >= len([i for t in tables.projections for i in t.indexes])
+
+
+def stored_bytes(hall: Hall) -> dict[str, list[tuple[Any, ...]]]:
+    """Every read-model row as the database driver returns it (no type coercion), in key
+    order, with SQLite's rowid (the order rows were inserted in, which FTS ranking ties see)."""
+    from memhall.governance.projection.schema import READ_MODELS, SEARCH
+    from memhall.governance.store import raw
+
+    sqlite = hall.store.dialect == "sqlite"
+    dump: dict[str, list[tuple[Any, ...]]] = {}
+    with hall.store.read() as conn:
+        cursor = raw(conn).cursor()
+        for spec in [*READ_MODELS, *([SEARCH] if sqlite else [])]:
+            rowid = "rowid, " if sqlite else ""
+            cursor.execute(f"SELECT {rowid}{', '.join(spec.names)} FROM mh_company_{spec.suffix} "
+                           f"ORDER BY {spec.key}")
+            dump[spec.suffix] = [tuple(r) for r in cursor.fetchall()]
+    return dump
+
+
+def test_a_rebuild_stores_byte_for_byte_what_the_write_path_stored(hall: Hall) -> None:
+    from memhall.governance.recompute import verify_read_models
+
+    ids: list[UUID] = []
+    history: list[tuple[Any, ...]] = [
+        ("write", "codex", "L1", "episode", ["alpha"], ["gemini"], ["claude", "gemini"]),
+        ("write", "maki", "L2", "state", ["beta", "gamma"], [], []),
+        ("import", [["delta"], ["alpha", "beta"], ["gamma"]]), ("wrap", "alpha"),
+        ("write", "gemini", "L1", "open-loop", ["delta", "alpha"], ["codex"], []),
+        ("retire", 1), ("close", 4), ("promote", 0), ("nominate", 2), ("refused",),
+        ("write", "codex", "L1", "claim", ["beta"], ["codex"], ["codex"]), ("wrap", "beta"),
+        ("import", [["alpha", "gamma"], ["delta"]]),
+    ]
+    for cmd in history:
+        try:
+            apply(hall, ids, cmd)
+        except MemhallError:
+            pass
+    before = stored_bytes(hall)
+
+    rebuild(hall, batch=4)
+
+    assert stored_bytes(hall) == before
+    assert sum(len(rows) for rows in before.values()) > 60
+    assert all(report.ok for report in verify_read_models(hall.streams))

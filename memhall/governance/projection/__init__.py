@@ -15,7 +15,7 @@ from memhall.governance.projection import (  # noqa: F401 (each registers its ha
     relationships,
     requests,
     sessions,
-    threads,
+    written,
 )
 from memhall.governance.projection.ops import ops_for
 

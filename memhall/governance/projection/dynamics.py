@@ -1,7 +1,7 @@
 """The memory dynamics' read models: each entry's recorded encoding, and reconsolidation nudges.
 
 Both are copied from the one event that carries them — the entry's Written
-event, the recall's Recorded event — so a rebuild reproduces them without
+event (projected in `written`), the recall's Recorded event — so a rebuild reproduces them without
 encoding or recalling again. Everything that depends on the as-of time
 (strength, mood, activation) is computed at read time and never stored.
 """
@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from typing import Any
-
-from memhall.governance.projection.ops import Insert, Merge, Op, State, projects
+from memhall.governance.projection.ops import Insert, Op, State, projects
 from memhall.governance.projection.schema import iso
 
 #: how many lived writes the `lived` row keeps (the mood's window is at most this)
@@ -21,35 +19,9 @@ LIVED_KEPT = 100
 PROPOSED = ("consolidation:", "wandering:")
 
 
-@projects("memhall.Entry.Written")
-def _encoded(e: State, position: int) -> Iterable[Op]:
-    encoding = e.get("encoding")
-    if encoding:
-        yield Insert("encodings", {
-            "entry_id": e["originator_id"], "encoder": encoding["encoder"],
-            "encoder_version": encoding["encoder_version"], "emotion": encoding["emotion"],
-            "entities": list(encoding["entities"]),
-        })
-
-
 @projects("memhall.Domain.Opened")
 def _opened(e: State, position: int) -> Iterable[Op]:
     yield Insert("lived", {"id": "domain", "recent": [], "position": position})
-
-
-@projects("memhall.Entry.Written")
-def _lived(e: State, position: int) -> Iterable[Op]:
-    """[id, occurred_at, valence, arousal] of each lived write, newest first."""
-    if (e.get("idempotency_key") or "").startswith(PROPOSED):
-        return
-    emotion = (e.get("encoding") or {}).get("emotion") or {}
-    item = [e["originator_id"], iso(e.get("occurred_at") or e["timestamp"]),
-            emotion.get("valence", 0.0), emotion.get("arousal", 0.0)]
-
-    def change(row: dict[str, Any]) -> dict[str, Any]:
-        return {"recent": [item, *row["recent"]][:LIVED_KEPT], "position": position}
-
-    yield Merge("lived", "domain", change)
 
 
 @projects("memhall.Recall.Recorded")

@@ -1,10 +1,11 @@
-"""Entries: the L1–L4 read model, its full-text rows, and what each entry event means there."""
+"""Entries: the L1–L4 read model, its full-text rows, and what each entry event means there
+(an entry's Written event is projected in `written`, with every other read model it touches)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from memhall.governance.projection.ops import Insert, Op, State, Update, audits, fixed, projects
+from memhall.governance.projection.ops import Op, State, Update, audits, fixed, projects
 from memhall.governance.projection.schema import iso
 
 WRITTEN = "memhall.Entry.Written"
@@ -20,27 +21,6 @@ def search_body(state: State) -> str:
     tags = state["tags"]
     return " ".join([state["text"], state.get("interpretation") or "",
                      *tags["people"], *tags["places"], *tags["topics"]])
-
-
-@projects(WRITTEN)
-def _written(e: State, position: int) -> Iterable[Op]:
-    at = iso(e["timestamp"])
-    provenance, tags = e["provenance"], e["tags"]
-    yield Insert("entries", {
-        "id": e["originator_id"], "layer": e["layer"], "kind": e["kind"], "text": e["text"],
-        "interpretation": e["interpretation"], "author": e["actor"], "session_id": e["session_id"],
-        "status": "active", "state": "influencing", "confidence": e["confidence"],
-        "source_kind": provenance["source_kind"], "source_agent_id": provenance["source_agent_id"],
-        "claim_root_id": provenance["claim_root_id"],
-        "evidence_refs": list(provenance["evidence_refs"]), "people": list(tags["people"]),
-        "places": list(tags["places"]), "topics": list(tags["topics"]),
-        "pending_requests": list(e["pending_requests"]), "pointers": list(e["pointers"]),
-        "dedup_key": e["dedup_key"], "idempotency_key": e.get("idempotency_key"),
-        "superseded_by": None, "thread": thread_of(e),
-        "occurred_at": iso(e.get("occurred_at") or e["timestamp"]),
-        "created_at": at, "updated_at": at, "created_position": position, "position": position,
-    })
-    yield Insert("search", {"entry_id": e["originator_id"], "body": search_body(e)})
 
 
 def touch(e: State, position: int, **values: object) -> Update:

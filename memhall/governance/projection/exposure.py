@@ -4,7 +4,8 @@ An agent holds what it wrote, what was said to it or in its presence (the
 entry's addressees and participants), and what it was handed: by a
 materialization (ledgers A and B), an answer to its MEMORY REQUEST, a handoff
 and a recall. Evidence an agent records adds itself here (beliefs). Rows are
-facts of the log, never decided by a reader.
+facts of the log, never decided by a reader. (An entry's author, addressees and
+participants are projected in `written`.)
 """
 
 from __future__ import annotations
@@ -24,16 +25,6 @@ def held(state: State, position: int, via: str, pairs: Iterable[tuple[str, str]]
             seen.add((holder, entry_id))
             yield Insert("exposure", {"id": f"{position}:{holder}:{entry_id}", "holder": holder,
                                       "entry_id": entry_id, "via": via, "position": position, "at": at})
-
-
-@projects("memhall.Entry.Written")
-def _written(e: State, position: int) -> Iterable[Op]:
-    entry, told, present = e["originator_id"], e.get("addressees"), e.get("participants")
-    yield from held(e, position, "wrote", [(e["actor"], entry)])
-    if told:  # most entries are said to no one in particular
-        yield from held(e, position, "told", [(p, entry) for p in told])
-    if present:
-        yield from held(e, position, "present", [(p, entry) for p in present])
 
 
 @projects("memhall.Materialization.Recorded")

@@ -1,0 +1,74 @@
+"""Entry.Written in every read model it touches, as one function.
+
+Nearly every event of a log is an entry written, so a rebuild, an import and
+`audit verify` each run this once per event: its rows are built in one pass,
+with the entry's time, thread and id worked out once, and returned as a list
+(no generator per read model). The rules themselves stay with their read
+models: `entries` (what a row and its full-text body hold), `exposure` (who
+holds it), `threads`, and `dynamics` (its encoding and the lived window).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memhall.governance.projection.dynamics import LIVED_KEPT, PROPOSED
+from memhall.governance.projection.entries import WRITTEN, search_body, thread_of
+from memhall.governance.projection.exposure import held
+from memhall.governance.projection.ops import Insert, Merge, Op, State, projects
+from memhall.governance.projection.schema import iso
+
+
+@projects(WRITTEN)
+def _written(e: State, position: int) -> list[Op]:
+    entry, actor = e["originator_id"], e["actor"]
+    at = iso(e["timestamp"])
+    occurred = iso(e.get("occurred_at") or e["timestamp"])
+    thread = thread_of(e)
+    provenance, tags, encoding = e["provenance"], e["tags"], e.get("encoding")
+    ops: list[Op] = []
+    if encoding:
+        ops.append(Insert("encodings", {
+            "entry_id": entry, "encoder": encoding["encoder"],
+            "encoder_version": encoding["encoder_version"], "emotion": encoding["emotion"],
+            "entities": list(encoding["entities"]),
+        }))
+    if not (e.get("idempotency_key") or "").startswith(PROPOSED):
+        # the lived window: [id, occurred_at, valence, arousal] of each lived write, newest first
+        emotion = (encoding or {}).get("emotion") or {}
+        item = [entry, occurred, emotion.get("valence", 0.0), emotion.get("arousal", 0.0)]
+
+        def lived(row: dict[str, Any]) -> dict[str, Any]:
+            return {"recent": [item, *row["recent"]][:LIVED_KEPT], "position": position}
+
+        ops.append(Merge("lived", "domain", lived))
+    ops.append(Insert("entries", {
+        "id": entry, "layer": e["layer"], "kind": e["kind"], "text": e["text"],
+        "interpretation": e["interpretation"], "author": actor, "session_id": e["session_id"],
+        "status": "active", "state": "influencing", "confidence": e["confidence"],
+        "source_kind": provenance["source_kind"], "source_agent_id": provenance["source_agent_id"],
+        "claim_root_id": provenance["claim_root_id"],
+        "evidence_refs": list(provenance["evidence_refs"]), "people": list(tags["people"]),
+        "places": list(tags["places"]), "topics": list(tags["topics"]),
+        "pending_requests": list(e["pending_requests"]), "pointers": list(e["pointers"]),
+        "dedup_key": e["dedup_key"], "idempotency_key": e.get("idempotency_key"),
+        "superseded_by": None, "thread": thread, "occurred_at": occurred,
+        "created_at": at, "updated_at": at, "created_position": position, "position": position,
+    }))
+    ops.append(Insert("search", {"entry_id": entry, "body": search_body(e)}))
+    # exposure: the author holds what it wrote; those told and present hold it too
+    if actor and entry:
+        ops.append(Insert("exposure", {"id": f"{position}:{actor}:{entry}", "holder": actor,
+                                       "entry_id": entry, "via": "wrote", "position": position, "at": at}))
+    told, present = e.get("addressees"), e.get("participants")
+    if told:
+        ops.extend(held(e, position, "told", [(p, entry) for p in told]))
+    if present:
+        ops.extend(held(e, position, "present", [(p, entry) for p in present]))
+
+    def moved(row: dict[str, Any]) -> dict[str, Any]:
+        return {"entries": row["entries"] + 1, "last_entry": entry, "last_at": at, "position": position}
+
+    ops.append(Merge("threads", thread, moved, default={
+        "thread": thread, "entries": 1, "last_entry": entry, "last_at": at, "position": position}))
+    return ops
