@@ -223,6 +223,9 @@ class Hall:
         actor = principal_name(actor)
         action = write_action(entry)
         stream = self.stream(domain, actor=actor, action=action)
+        # The encoding depends on the draft alone: made before the domain's lock, so
+        # other writers of the domain do not wait on it (a duplicate throws it away).
+        encoding = encoded(self.encoder, entry, actor, self.clock())
         with self.writing(stream) as session:
             request = PolicyRequest(
                 principal=actor, action=action, domain=stream.name, **draft_facts(entry, actor),
@@ -260,8 +263,7 @@ class Hall:
                                    duplicate_of=duplicate, corroborated=bool(corroborating),
                                    rule=decision.rule_id)
             new = Entry.write(stream.name, entry, actor=actor, rule=decision.rule_id,
-                              implanted=self.implanted_confidence,
-                              encoding=encoded(self.encoder, entry, actor, self.clock()))
+                              implanted=self.implanted_confidence, encoding=encoding)
             changed: list[Any] = [new]
             if target is not None:
                 self._supersede(session, stream, target, new, reason.strip() or None)

@@ -49,8 +49,12 @@ class PydanticMapper(Mapper[UUID]):
 
     def encode(self, domain_event: DomainEventProtocol[UUID]) -> tuple[str, dict[str, Any], bytes]:
         """The event's topic, its state as the log keeps it, and those bytes."""
-        state = cast(BaseModel, domain_event).model_dump(mode="json")
-        return get_topic(type(domain_event)), state, self.transcoder.encode(state)
+        topic, state = self.state(domain_event)
+        return topic, state, self.transcoder.encode(state)
+
+    def state(self, domain_event: DomainEventProtocol[UUID]) -> tuple[str, dict[str, Any]]:
+        """The event's topic and its state as the log keeps it."""
+        return get_topic(type(domain_event)), cast(BaseModel, domain_event).model_dump(mode="json")
 
     def to_stored_event(self, domain_event: DomainEventProtocol[UUID]) -> StoredEvent:
         topic, _, data = self.encode(domain_event)

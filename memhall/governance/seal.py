@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 from uuid import UUID
@@ -161,7 +160,8 @@ class Seal:
                 state = self._signed(conn, stream, event.topic, state, signers or self._adopted_signers(charter))
             if event.topic in (ADOPTED, OPENED):
                 adopted = str(state["digest"])
-            sealed.append(replace(event, state=state, data=stream.mapper.transcoder.encode(state)))
+            sealed.append(NewEvent(event.originator_id, event.version, event.topic, state,
+                                   stream.mapper.transcoder.encode(state)))
         return sealed
 
     def _allowed_unadopted(self, event: NewEvent) -> bool:

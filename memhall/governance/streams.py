@@ -105,7 +105,9 @@ class DomainStream:
         new: list[NewEvent] = []
         for aggregate in aggregates:
             for event in aggregate.collect_events():
-                topic, state, data = self.mapper.encode(event)
+                # sealed events are encoded once, by the seal, with the policy digest in them
+                topic, state = self.mapper.state(event)
+                data = self.mapper.transcoder.encode(state) if self.seal is None else b""
                 new.append(NewEvent(event.originator_id, event.originator_version, topic, state, data))
         if self.seal is not None:
             new = self.seal.seal(conn, self, new)
