@@ -17,12 +17,13 @@ from eventsourcing.domain import event
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from memhall.domains.aggregate import Aggregate
+from memhall.domains.canon import CANON_REMINDERS, canon_progress
 from memhall.domains.errors import InvalidTransitionError, InvalidValueError, RefusedError
 from memhall.domains.session import Session
 from memhall.domains.values import Layer
 
-#: reminders from distinct sessions that canon needs (SPEC §3)
-CANON_REMINDERS = 3
+__all__ = ["CANON_REMINDERS", "canon_progress"]
+
 #: the rule a reminder from a session that is not the reminder's own, open one is refused under
 REMINDER_SESSION_RULE = "reminders-come-from-open-sessions-of-their-own"
 #: the rule a position from outside the council is refused under
@@ -289,14 +290,3 @@ class Promotion(Aggregate):
         if self.path is not PromotionPath.CANON:
             return "awaiting the ratify owner"
         return canon_progress(len(self.reminder_sessions), len(self.positions), self.missing(fallback))
-
-
-def canon_progress(sessions: int, positions: int, missing: Sequence[str]) -> str:
-    """A canon nomination's standing, in words, for the aggregate and the read model alike."""
-    if not positions:
-        dissent = "no dissent recorded" + (f" (missing {', '.join(missing)})" if missing else "")
-    elif missing:
-        dissent = f"dissent incomplete ({positions} positions; missing {', '.join(missing)})"
-    else:
-        dissent = f"dissent recorded ({positions} positions)"
-    return f"{min(sessions, CANON_REMINDERS)} of {CANON_REMINDERS} reminders; {dissent}"

@@ -6,16 +6,17 @@ It answers only when it can show its answer is the main path's
 (`sessions.handoff`), and otherwise returns None for the caller to take that path:
 
 - the store is a SQLite file and the domain exists;
-- the policy's answer to (actor, handoff, domain) is cached under the digest of
-  the policy files in force, written by an earlier handoff the main path allowed
-  (a denial is never cached: it must be recorded, by the main path), with the
-  adopted policy it was decided under, and that is still the domain's adopted
-  policy (the seal's check);
-- nothing waits in the sections whose views need pydantic: no open nomination,
-  no open memory request, nothing incubating.
+- the hall's answer to (actor, handoff, domain) is cached under the digest of
+  the policy files in force, written after an earlier start the main path
+  allowed (a denial is never cached: the main path decides it, and records it),
+  with the adopted policy and the charter version it was decided under, and the
+  domain's charter has not moved since (the seal's check; a chair handed over
+  or back moves it too).
 
-The session it opens is the main path's event: the same `Session.Opened` state,
-appended by the same journal (event, chain link, projections and audit row).
+Its sections are the main path's: the same readers (`threads`, `waiting`) over
+the same read models. The session it opens is the main path's event: the same
+`Session.Opened` state, appended by the same journal (event, chain link,
+projections and audit row).
 """
 
 from __future__ import annotations
@@ -32,7 +33,10 @@ from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
 
 import orjson
 
-from memhall.governance import threads
+from memhall.governance import threads, waiting
+from memhall.governance.waiting import json_time
+
+__all__ = ["json_time"]
 from memhall.governance.journal import Journal, NewEvent
 
 if TYPE_CHECKING:
@@ -113,12 +117,6 @@ def remember(store: Path, digest: str, actor: str, domain: str, decided: Cached,
     os.replace(scratch, path)
 
 
-def json_time(moment: datetime | str) -> str:
-    """A time as pydantic writes it in JSON (no fraction when there is none)."""
-    text = moment if isinstance(moment, str) else moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    return text[:-8] + "Z" if text.endswith(".000000Z") else text
-
-
 def entry_json(domain: str, row: dict[str, Any]) -> dict[str, Any]:
     """An entries row as `EntryView.model_dump(mode="json")` gives it."""
     out = {name: row.get(name) for name in ENTRY_FIELDS}
@@ -163,21 +161,6 @@ def connect(path: Path) -> sqlite3.Connection:
     conn.execute("PRAGMA busy_timeout = 30000")
     conn.execute("PRAGMA synchronous = FULL")
     return conn
-
-
-def _waiting(reader: threads.Reader, now: str) -> bool:
-    """Whether a section the fast path cannot render holds anything."""
-    p = reader.prefix
-    if reader.rows(f"SELECT 1 FROM {p}promotions WHERE status = 'open' LIMIT 1"):
-        return True
-    if reader.rows(f"SELECT 1 FROM {p}requests WHERE status = 'open' AND expires_at > ? LIMIT 1", [now]):
-        return True
-    if reader.rows(f"SELECT 1 FROM {p}entries WHERE status = 'active' AND state IN ('doubtful', 'anomalous') "
-                   "LIMIT 1"):
-        return True
-    questions = reader.rows(f"SELECT text FROM {p}entries WHERE kind = 'open-loop' AND status = 'active' "
-                            "AND (text LIKE '%?%' OR text LIKE '%？%')")
-    return any(str(text).rstrip().endswith(("?", "？")) for (text,) in questions)
 
 
 @dataclass(frozen=True)
@@ -228,15 +211,13 @@ def allowed(store: Path, policy_dir: Path | None, actor: str, domain: str,
     return Allowed(conn, reader, decided)
 
 
-def view(reader: threads.Reader, domain: str, now: datetime, limit: int, loops: int) -> dict[str, Any] | None:
-    """`HandoffView.model_dump(mode="json")` of a handoff that opens nothing, or None."""
-    if _waiting(reader, threads.iso(now)):
-        return None
+def view(reader: threads.Reader, domain: str, now: datetime, limit: int, loops: int) -> dict[str, Any]:
+    """`HandoffView.model_dump(mode="json")` of a handoff that opens nothing."""
     return {"domain": domain, "as_of": json_time(now), "session_id": None, "session_reused": False,
             "latest": [entry_json(domain, r) for r in threads.latest(reader, limit=limit)],
             "candidates": [entry_json(domain, r) for r in threads.candidates(reader, limit=limit)],
             "open_loops": [entry_json(domain, r) for r in threads.open_loops(reader, limit=loops)],
-            "pending_nominations": [], "open_requests": [], "incubation": []}
+            **waiting.sections(reader, domain, now)}
 
 
 def handoff(request: Request, now: datetime | None = None) -> dict[str, Any] | None:
@@ -247,7 +228,7 @@ def handoff(request: Request, now: datetime | None = None) -> dict[str, Any] | N
         return None
     try:
         shown = view(found.reader, request.domain, now, request.limit, request.loops)
-        if shown is None or not request.open_session:
+        if not request.open_session:
             return shown
         handed = tuple(dict.fromkeys(e["id"] for e in (*shown["latest"], *shown["candidates"], *shown["open_loops"])))
         session_id, reused = _open(found, request, now, handed)

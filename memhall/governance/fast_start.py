@@ -9,7 +9,6 @@ read models, or returns None for the caller to take that path:
 
 - both decisions it needs (handoff, read) are cached allowed answers under the
   policy the domain still has adopted (`fast_handoff.allowed`);
-- the handoff itself is served (`fast_handoff.view`);
 - every ratified entry it would hand out says what its events say: they are
   replayed through the one projection (`governance.projection`), and a row that
   differs is left to the main path, which refuses to serve it;
@@ -75,7 +74,7 @@ def session_start(start: Start, now: datetime | None = None) -> Started | None:
         journal = Journal(start.domain, "sqlite")
         canon = ratified(found.reader, journal, "L4")
         knowledge = ratified(found.reader, journal, "L3")
-        if view is None or canon is None or knowledge is None:
+        if canon is None or knowledge is None:
             return None
         opened = _open_keyed(found, journal, start, now)
         if opened is None:

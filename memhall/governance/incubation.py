@@ -1,4 +1,4 @@
-"""The incubation pool in a handoff: unresolved contradictions and open questions, under their own heading.
+"""The incubation pool: unresolved contradictions and open questions (the handoff lists it: `waiting`).
 
 The pool is the pure rule's (memhall.domains.dynamics.incubation) over a
 bounded read: active claims left doubtful or anomalous, influencing memories
@@ -32,14 +32,3 @@ def pool(conn: Connection, stream: DomainStream, limit: int = HANDOFF_INCUBATING
     ids = [str(r[0]) for r in conn.execute(query)]
     found = records.by_ids(conn, stream, None, ids)
     return incubation_pool(found.values())[:limit]
-
-
-def section(conn: Connection, stream: DomainStream) -> dict[str, list[dict[str, Any]]]:
-    """The handoff's `incubation` section: each item with its reason, ids and texts."""
-    items = pool(conn, stream)
-    texts = records.by_ids(conn, stream, None, [i for item in items for i in item.ids])
-    return {"incubation": [{
-        "reason": item.reason.value, "ids": list(item.ids), "since": item.since.isoformat(),
-        "summary": f"{item.reason.value}: " + " / ".join(
-            f"{i} {texts[i].text if i in texts else ''}".strip() for i in item.ids),
-    } for item in items]}

@@ -30,6 +30,7 @@ import orjson
 from sqlalchemy import Connection
 
 from memhall.domains.dynamics.encoding import Emotion
+from memhall.domains.dynamics.incubation import asks
 from memhall.domains.dynamics.record import CONSOLIDATION, WANDERING, MemoryRecord, constructed, felt
 from memhall.domains.moments import from_iso, iso
 from memhall.domains.values import BeliefState, Kind, Status
@@ -123,7 +124,7 @@ def _record(row: tuple[Any, ...], reviews: Sequence[datetime]) -> MemoryRecord:
             float(feeling["significance"])),
         confidence=int(confidence), source=source_of(key, str(author)), state=_STATES[state],
         status=_STATUSES[status], reviews=tuple(sorted(reviews)) if reviews else (), causes=_tags(refs),
-        open_question=kind == Kind.OPEN_LOOP.value and words.rstrip().endswith(("?", "？")),
+        open_question=asks(kind, words),
     )
 
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, select
 
-from memhall.domains.promotion import canon_progress
+from memhall.governance import waiting
 from memhall.governance.views import EntryView, View
 
 if TYPE_CHECKING:
@@ -34,19 +34,15 @@ class PromotionView(View):
     @property
     def missing(self) -> list[str]:
         """Council members who have not recorded a dissent position."""
-        given = {d["member"] for d in self.dissent}
-        return [m for m in self.council if m not in given]
+        return waiting.missing_members(self.council, self.dissent)
 
     @property
     def progress(self) -> str:
-        if self.path != "canon":
-            return "awaiting the ratify owner"
-        return canon_progress(len(self.reminder_sessions), len(self.dissent), self.missing)
+        return waiting.standing(self.path, self.reminder_sessions, self.dissent, self.council)
 
     @property
     def summary(self) -> str:
-        return (f"promotion {self.id}: entry {self.entry_id} {self.from_layer} -> {self.to_layer} "
-                f"({self.path}, nominated by {self.nominated_by}; {self.progress})")
+        return waiting.nomination_summary(self.model_dump())
 
 
 class LayerView(View):
@@ -67,8 +63,3 @@ def promotion_rows(conn: Connection, stream: "DomainStream", status: str | None)
         data = {k: v for k, v in row._mapping.items() if k not in ("updated_at", "position")}
         views.append(PromotionView(**data))
     return views
-
-
-def pending_section(conn: Connection, stream: "DomainStream") -> dict[str, list[dict[str, Any]]]:
-    views = promotion_rows(conn, stream, "open")
-    return {"pending_nominations": [{**v.model_dump(mode="json"), "summary": v.summary} for v in views]}

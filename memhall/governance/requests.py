@@ -29,6 +29,7 @@ from memhall.domains.request import (
 )
 from memhall.domains.entry import Entry
 from memhall.domains.values import Layer, Status, principal_name
+from memhall.governance import waiting
 from memhall.governance.projection.schema import iso
 from memhall.governance.views import View, as_utc
 from memhall.policies.model import Action, PolicyRequest, ResourceType
@@ -55,7 +56,7 @@ class RequestView(View):
 
     @property
     def summary(self) -> str:
-        return f"{self.id} for {self.seat} (by {self.requested_by}, expires {self.expires_at:%Y-%m-%d %H:%M}Z): {self.need}"
+        return waiting.request_summary(self.model_dump())
 
 
 # -- memory requests -------------------------------------------------------------

@@ -8,7 +8,7 @@ candidates apart from them, then the open loops.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
@@ -20,7 +20,7 @@ from memhall.domains.errors import InvalidValueError, MemhallError, NotFoundErro
 from memhall.domains.session import Session as WorkSession
 from memhall.domains.values import HANDOFF_KINDS, Kind, Layer, principal_name
 from memhall.domains.moments import iso
-from memhall.governance import incubation, promotion_records, requests, threads
+from memhall.governance import threads, waiting
 from memhall.governance.hall import Hall
 from memhall.governance.store import raw
 from memhall.governance.streams import DomainStream
@@ -35,9 +35,6 @@ STATE_LIMIT = 100
 #: a handoff within this time of the actor's last one continues that session
 SESSION_REUSE = timedelta(minutes=30)
 
-#: extra sections other modules add to a handoff (pending nominations, requests)
-HandoffSection = Callable[[Connection, DomainStream], dict[str, list[dict[str, Any]]]]
-handoff_sections: list[HandoffSection] = [promotion_records.pending_section, incubation.section]
 
 
 def _reader(conn: Connection, stream: DomainStream) -> threads.Reader:
@@ -68,17 +65,13 @@ def handoff(hall: Hall, actor: str, domain: str, *, open_session: bool = True,
     now = hall.clock()
     with hall.store.read() as conn:
         reader = _reader(conn, stream)
-        extra: dict[str, list[dict[str, Any]]] = {}
-        for section in handoff_sections:
-            extra.update(section(conn, stream))
-        extra.update(requests.open_requests_section(conn, stream, now))
         view = HandoffView.model_validate({
             "domain": stream.name, "as_of": now,
             "latest": [EntryView.of(stream.name, r) for r in threads.latest(reader, limit=limit)],
             "candidates": [EntryView.of(stream.name, r) for r in threads.candidates(reader, limit=limit)],
             "open_loops": [EntryView.of(stream.name, r)
                            for r in threads.open_loops(reader, limit=HANDOFF_LOOPS)],
-            **extra,
+            **waiting.sections(reader, stream.name, now),
         })
     if not open_session:
         return view

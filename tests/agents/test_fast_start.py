@@ -18,7 +18,7 @@ from memhall.cli.context import App
 from memhall.cli.main import cli
 from memhall.domains.entry import draft
 from memhall.domains.values import Layer
-from memhall.governance import fast_handoff, promotions
+from memhall.governance import fast_handoff, promotions, requests
 from memhall.governance.hall import Hall
 from memhall.governance.keyed import session_key
 from memhall.governance.recompute import verify_read_models
@@ -53,16 +53,21 @@ def fast(project: Project, agent: str, agent_session: str) -> str | None:
                       session_key(agent, agent_session, "company", agent), NOW)
 
 
-def knowledge(project: Project) -> None:
-    """An L3 entry (ratified by its owner), an L2 state, a candidate and an open loop."""
+def busy(project: Project) -> None:
+    """A hall with something in every section: an L3 entry (ratified by its owner), an open
+    nomination, an open memory request, an L2 state, a candidate, an open loop and an open question."""
     hall = project.hall
     entry = UUID(hall.write("codex", "company", draft(text="deploys go out on tuesdays", layer="L2")).entry_id)
     stale = promotions.nominate(hall, "claude", "company", entry, Layer.L3, "held for a quarter")
     promotions.ratify(hall, "maki", "company", stale.id)
+    other = UUID(hall.write("codex", "company", draft(text="exports run nightly", layer="L2")).entry_id)
+    promotions.nominate(hall, "claude", "company", other, Layer.L3, "settled")
+    requests.request_memory(hall, "codex", "company", "gemini", "who owns the export job")
     hall.write("codex", "company", draft(text="billing: v2 live", kind="state", layer="L2",
                                          tags={"topics": ["billing"]}))
     hall.write("gemini", "company", draft(text="billing: v3 next", kind="state", tags={"topics": ["billing"]}))
     hall.write("codex", "company", draft(text="send the reminders", kind="open-loop", layer="L2"))
+    hall.write("codex", "company", draft(text="why does the export drift?", kind="open-loop", layer="L2"))
 
 
 def events(project: Project, topic: str, domain: str = "company") -> list[dict[str, Any]]:
@@ -77,7 +82,7 @@ def events(project: Project, topic: str, domain: str = "company") -> list[dict[s
 @pytest.mark.parametrize("agent", AGENTS)
 def test_the_fast_start_prints_the_main_paths_line_byte_for_byte(project: Project, agent: str) -> None:
     sqlite_only(project)
-    knowledge(project)
+    busy(project)
 
     main = main_start(project, agent, "agent-session-1")
     again = fast(project, agent, "agent-session-1")
@@ -86,11 +91,14 @@ def test_the_fast_start_prints_the_main_paths_line_byte_for_byte(project: Projec
     assert again == main
     assert "deploys go out on tuesdays" in context_of(main + "\n").split("## Knowledge (L3)")[1]
     assert "billing: v3 next" in main
+    context = context_of(main + "\n")
+    assert "who owns the export job" in context.split("## Open memory requests")[1]
+    assert "nominated by claude" in context.split("## Pending nominations")[1]
 
 
 def test_the_fast_start_writes_the_main_paths_event_chained_and_projected(project: Project) -> None:
     sqlite_only(project)
-    knowledge(project)
+    busy(project)
     main_start(project, "claude", "opened-by-the-main-path")
     before = project.event_count()
 
@@ -157,7 +165,7 @@ def test_a_policy_adopted_since_the_answer_was_cached_sends_the_start_to_the_mai
 
 def test_an_edited_knowledge_row_is_left_to_the_main_path_which_refuses_to_serve_it(project: Project) -> None:
     sqlite_only(project)
-    knowledge(project)
+    busy(project)
     main_start(project, "codex", "cached")
     stream = project.hall.streams.stream("company")
     t = stream.tables.entries

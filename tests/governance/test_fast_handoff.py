@@ -7,10 +7,11 @@ from uuid import UUID
 
 import orjson
 import pytest
+from sqlalchemy import update
 
 from memhall.domains.entry import draft
 from memhall.domains.session import Session
-from memhall.governance import fast_handoff, promotions, sessions
+from memhall.governance import fast_handoff, incubation, promotions, requests, sessions
 from memhall.governance.hall import Hall
 from memhall.governance.mapper import new_mapper
 from memhall.governance.recompute import verify_read_models
@@ -53,16 +54,61 @@ def test_the_fast_path_gives_the_main_paths_answer(hall: Hall) -> None:
     assert {**fast, "as_of": None} == {**main, "as_of": None}
 
 
-def test_the_fast_path_declines_without_a_cached_decision_or_with_an_open_nomination(hall: Hall) -> None:
+def busy(hall: Hall) -> None:
+    """Something in every section: L3 and L4 nominations (one with a dissent position), an open
+    memory request, an open question and a doubtful claim (incubating)."""
+    world(hall)
+    fact = UUID(hall.write("codex", "company", draft(text="deploys need a ticket", layer="L2", kind="lesson")).entry_id)
+    promotions.ratify(hall, "maki", "company", promotions.nominate(hall, "claude", "company", fact, Layer.L3, "held").id)
+    canon = promotions.nominate(hall, "claude", "company", fact, Layer.L4, "binding for every deploy")
+    promotions.dissent(hall, "claude", "company", canon.id, "agree", "it held all quarter")
+    other = UUID(hall.write("codex", "company", draft(text="exports run nightly", layer="L2")).entry_id)
+    promotions.nominate(hall, "claude", "company", other, Layer.L3, "settled")
+    requests.request_memory(hall, "codex", "company", "gemini", "who owns the export job")
+    hall.write("codex", "company", draft(text="why does the export drift?", kind="open-loop", layer="L2"))
+    claim = hall.write("codex", "company", draft(text="the cache lives on the NAS", layer="L2", kind="claim")).entry_id
+    entries = hall.streams.stream("company").tables.entries
+    with hall.store.write() as conn:  # no command moves a belief state by itself
+        conn.execute(update(entries).where(entries.c.id == claim).values(state="doubtful"))
+
+
+def test_the_fast_path_serves_a_busy_hall_exactly_as_the_main_path(hall: Hall) -> None:
+    req = request(hall)
+    if req is None:
+        pytest.skip("the fast path reads SQLite stores only")
+    busy(hall)
+    allowed(hall, req)
+
+    fast = fast_handoff.handoff(req)
+    main = sessions.handoff(hall, "codex", "company", open_session=False).model_dump(mode="json")
+
+    assert fast is not None
+    assert {**fast, "as_of": None} == {**main, "as_of": None}
+    assert [len(fast[k]) for k in ("pending_nominations", "open_requests", "incubation")] == [2, 1, 2]
+
+
+def test_the_handoff_sections_are_what_the_views_of_nominations_requests_and_the_pool_say(hall: Hall) -> None:
+    busy(hall)
+
+    view = sessions.handoff(hall, "codex", "company", open_session=False).model_dump(mode="json")
+
+    nominations = promotions.promotions(hall, "codex", "company")
+    assert view["pending_nominations"] == [{**n.model_dump(mode="json"), "summary": n.summary} for n in nominations]
+    assert "0 of 3 reminders; dissent incomplete (1 positions; missing" in view["pending_nominations"][0]["summary"]
+    pending = requests.pending(hall, "codex", "company")
+    assert view["open_requests"] == [{**r.model_dump(mode="json"), "summary": r.summary} for r in pending]
+    with hall.store.read() as conn:
+        pool = incubation.pool(conn, hall.streams.stream("company"))
+    assert [(i["reason"], tuple(i["ids"]), i["since"]) for i in view["incubation"]] == [
+        (i.reason.value, i.ids, i.since.isoformat()) for i in pool]
+
+
+def test_the_fast_path_declines_without_a_cached_decision(hall: Hall) -> None:
     req = request(hall)
     if req is None:
         assert fast_handoff.sqlite_path(hall.store.url) is None  # PostgreSQL: always the main path
         return
     world(hall)
-    assert fast_handoff.handoff(req) is None
-    allowed(hall, req)
-    entry = hall.write("codex", "company", draft(text="deploys need a ticket", layer="L2", kind="lesson")).entry_id
-    promotions.nominate(hall, "claude", "company", UUID(entry), Layer.L3, "stale fact")
 
     assert fast_handoff.handoff(req) is None
 

@@ -14,9 +14,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
+from typing import Protocol
 
-from memhall.domains.dynamics.record import MemoryRecord
-from memhall.domains.values import BeliefState, Status
+from memhall.domains.values import BeliefState, Kind, Status
 
 
 class Unresolved(str, Enum):
@@ -41,7 +41,29 @@ class IncubationItem:
 _DOUBT = {BeliefState.DOUBTFUL: Unresolved.DOUBTFUL, BeliefState.ANOMALOUS: Unresolved.ANOMALOUS}
 
 
-def incubation_pool(records: Iterable[MemoryRecord]) -> list[IncubationItem]:
+class Pooled(Protocol):
+    """What the pool reads of a memory (a `MemoryRecord`, or a lean row on the handoff's fast path)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def occurred_at(self) -> datetime: ...
+    @property
+    def state(self) -> BeliefState: ...
+    @property
+    def status(self) -> Status: ...
+    @property
+    def open_question(self) -> bool: ...
+    @property
+    def contradicts(self) -> tuple[str, ...]: ...
+
+
+def asks(kind: str, text: str) -> bool:
+    """An open loop asked as a question is an open question."""
+    return kind == Kind.OPEN_LOOP.value and text.rstrip().endswith(("?", "？"))
+
+
+def incubation_pool(records: Iterable[Pooled]) -> list[IncubationItem]:
     """The pool, oldest first."""
     active = {r.id: r for r in records if r.status is Status.ACTIVE}
     items: set[IncubationItem] = set()
@@ -64,5 +86,5 @@ def left_pool(before: Iterable[IncubationItem], after: Iterable[IncubationItem])
     return sorted(item for item in before if item.key not in remaining)
 
 
-def _influencing(record: MemoryRecord) -> bool:
+def _influencing(record: Pooled) -> bool:
     return record.state is BeliefState.INFLUENCING
