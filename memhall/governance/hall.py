@@ -323,6 +323,7 @@ class Hall:
                     self.refuse(session, stream, request, InvalidValueError(
                         f"cannot write at {entry.layer.value}: L3 and L4 are reached only by promotion"
                     ), rule="layers-by-promotion-only")
+                check_provenance(self.refusals, session, stream, request, entry, self.implanted_confidence)
                 target_id = supersedes[index] if supersedes else None
                 target = (self._supersede_target(session, stream, actor, entry, target_id)
                           if target_id is not None and target_id not in replaced else None)

@@ -30,6 +30,17 @@ def test_hearsay_cannot_be_written_above_what_trust_in_its_teller_allows(hall: H
     assert not lower.duplicate
 
 
+def test_a_batched_write_cannot_lift_hearsay_above_that_ceiling_either(hall: Hall) -> None:
+    trust.set_trust(hall, "maki", "company", source="codex", value=0.2, topic="nas", reason="lied")
+    plain = draft(layer="L2", kind="claim", text="the NAS has two disks")
+
+    with pytest.raises(RefusedError, match="at most 35, not 90") as refused:
+        hall.write_many("maki", "company", [plain, hearsay(90)])  # type: ignore[list-item]
+
+    assert refused.value.rule == "confidence-by-provenance"
+    assert not hall.write("maki", "company", plain).duplicate  # nothing of the refused batch was written
+
+
 def test_a_decision_below_l4_is_refused_by_a_forbid_rule(hall: Hall) -> None:
     with pytest.raises(RefusedError) as refused:
         hall.write("codex", "company", draft(layer="L2", kind="decision", text="we ship friday"))
