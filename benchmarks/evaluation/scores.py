@@ -135,8 +135,44 @@ def table(report: Report) -> str:
         for name in systems:
             lines.append(f"| {name} | " + " | ".join(
                 _cell("R@5", report.scores(name, kind)["R@5"]) for kind in kinds) + " |")
+    lines += targets(report)
     lines += [f"note: {n}" for n in report.notes]
     return "\n".join(lines)
+
+
+#: issue 12 §5: recall's p95 at 100k entries
+LATENCY_MS, AT_SIZE = 50.0, 100_000
+
+
+def targets(report: Report) -> list[str]:
+    """Issue 12's targets, each against what this run measured (with its baseline)."""
+    if "fused" not in report.outcomes:
+        return []
+    fused = report.scores("fused")
+    lines = ["", "Targets (issue 12 §5)", ""]
+    size = report.entries + report.distractors
+    latency = (f"- p95 <= {LATENCY_MS:.0f} ms at {AT_SIZE:,} entries: fused p95 {fused['cpu_p95_ms']:.1f} ms CPU "
+               f"({fused['p95_ms']:.1f} ms wall) over {size:,} entries")
+    if "fused-every-word" in report.outcomes:
+        base = report.scores("fused-every-word")
+        latency += (f"; baseline fused-every-word {base['cpu_p95_ms']:.1f} ms CPU ({base['p95_ms']:.1f} ms wall), "
+                    "same run")
+    if size >= AT_SIZE:
+        latency += " -> " + ("met" if fused["cpu_p95_ms"] <= LATENCY_MS else "NOT met")
+    else:
+        latency += " (the target is for a store of 100k: --size)"
+    lines.append(latency)
+    if report.dataset == "multiagent" and "bm25" in report.outcomes:
+        gap = 100 * (fused["R@5"] - report.scores("bm25")["R@5"])
+        lines.append(f"- story: fused R@5 >= bm25 + 10 points: {gap:+.1f} points -> "
+                     + ("met" if gap >= 10 else "NOT met"))
+    rivals = [n for n in ("bm25", "lexical_match") if n in report.outcomes]
+    if report.dataset != "multiagent" and rivals:
+        for k in KS:
+            best = max(report.scores(n)[f"R@{k}"] for n in rivals)
+            lines.append(f"- public: fused R@{k} {100 * fused[f'R@{k}']:.1f} >= max({', '.join(rivals)}) "
+                         f"{100 * best:.1f} -> " + ("met" if fused[f"R@{k}"] >= best else "NOT met"))
+    return lines
 
 
 def as_json(report: Report) -> dict[str, Any]:

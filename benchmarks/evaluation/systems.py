@@ -78,6 +78,17 @@ def fused_without_dynamics(context: Context, question: Question) -> Answer:
     return Answer([i.id for i in done.items], abstained=done.abstained)
 
 
+def fused_every_word(context: Context, question: Question) -> Answer:
+    """`fused` matching on every word of the query: the lexical channel's cut of common
+    words by document frequency left out (the baseline that cut is measured against)."""
+    budget = lexical_match.POSTINGS
+    lexical_match.POSTINGS = 1 << 62
+    try:
+        return fused(context, question)
+    finally:
+        lexical_match.POSTINGS = budget
+
+
 def channel(name: str) -> System:
     """One channel alone, as the asking observer sees it: its own order, no fusion."""
     def alone(context: Context, question: Question) -> Answer:
@@ -97,6 +108,7 @@ SYSTEMS: dict[str, System] = {
     "fts": fts,
     "fused": fused,
     "fused-dynamics": fused_without_dynamics,
+    "fused-every-word": fused_every_word,
     **{c.NAME: channel(c.NAME) for c in (lexical_match, entity_neighborhood, recent_event, active_intent,
                                          relationship_evidence, portrait_evidence)},
 }

@@ -103,22 +103,44 @@ def match(conn: Connection, tables: DomainTables, dialect: str, words: Sequence[
     if not words:
         return []
     params: dict[str, Any] = {"k": limit, "h": holder, "at": at}
-    scope = _scope_sql(tables, holder, at)
     if dialect == "sqlite":
         params["q"] = (" OR " if any_word else " AND ").join(f'"{w}"' for w in words)
-        rows = conn.execute(text(
-            f"SELECT s.entry_id, bm25({tables.search_name}) AS score "
-            f"FROM {tables.search_name} AS s JOIN {tables.entries.name} AS e ON e.id = s.entry_id "
-            f"WHERE {tables.search_name} MATCH :q{scope} "
-            "ORDER BY score, e.created_position LIMIT :k"), params).all()
-        return [(str(r[0]), -float(r[1])) for r in rows]
+        return [(str(r[0]), -float(r[1])) for r in conn.execute(text(_sqlite_sql(conn, tables, holder, at)),
+                                                                  params).all()]
     query = "to_tsquery('english', :q)"
     params["q"] = (" | " if any_word else " & ").join(words)
     rows = conn.execute(text(
         f"SELECT e.id, ts_rank({DOCUMENT}, {query}) AS score FROM {tables.entries.name} AS e "
-        f"WHERE {DOCUMENT} @@ {query}{scope} ORDER BY score DESC, e.created_position LIMIT :k"),
-        params).all()
+        f"WHERE {DOCUMENT} @@ {query}{_scope_sql(tables, holder, at)} "
+        "ORDER BY score DESC, e.created_position LIMIT :k"), params).all()
     return [(str(r[0]), float(r[1])) for r in rows]
+
+
+def _sqlite_sql(conn: Connection, tables: DomainTables, holder: str | None, at: int | None) -> str:
+    """The FTS5 query. A search row is inserted once, when its entry is written, so its
+    rowid follows the log position: ties go by rowid, and the entries table is joined only
+    when a whole-domain reader looks back in time. FTS5 scores every row that holds a
+    word; joining the entries table for each of them was most of the cost of a common word
+    (10k rows: 187 ms, 35 ms without it), and reading the entry id of each another 40 %."""
+    search = tables.search_name
+    if holder is not None:
+        # an entry is exposed at or after the position that wrote it: this cuts `at` too
+        bound = "" if at is None else " AND x.position <= :at"
+        return (f"SELECT s.entry_id, bm25({search}) AS score FROM {search} AS s WHERE {search} MATCH :q "
+                f"AND s.entry_id IN (SELECT x.entry_id FROM {tables.exposure.name} AS x WHERE x.holder = :h"
+                f"{bound}) ORDER BY score, s.rowid LIMIT :k")
+    if at is not None and at < _newest_entry(conn, tables):
+        return (f"SELECT s.entry_id, bm25({search}) AS score FROM {search} AS s JOIN {tables.entries.name} "
+                f"AS e ON e.id = s.entry_id WHERE {search} MATCH :q AND e.created_position <= :at "
+                "ORDER BY score, e.created_position LIMIT :k")
+    return (f"SELECT s.entry_id, t.score FROM (SELECT rowid AS r, bm25({search}) AS score FROM {search} "
+            f"WHERE {search} MATCH :q ORDER BY score, rowid LIMIT :k) AS t JOIN {search} AS s ON s.rowid = t.r "
+            "ORDER BY t.score, t.r")
+
+
+def _newest_entry(conn: Connection, tables: DomainTables) -> int:
+    found = conn.execute(text(f"SELECT max(created_position) FROM {tables.entries.name}")).scalar()
+    return int(found or 0)
 
 
 def _scope_sql(tables: DomainTables, holder: str | None, at: int | None) -> str:
@@ -132,11 +154,16 @@ def _scope_sql(tables: DomainTables, holder: str | None, at: int | None) -> str:
 
 
 def document_counts(conn: Connection, tables: DomainTables, dialect: str,
-                    words: Iterable[str]) -> dict[str, int]:
-    """How many entries hold each word (by its stem): what a query word's idf is computed from."""
+                    words: Iterable[str], *, at_most: int | None = None) -> dict[str, int]:
+    """How many entries hold each word (by its stem): what a query word's idf is computed from.
+    With `at_most`, counting stops there (a word on more entries says `at_most`): the count
+    of a common word costs its whole posting list, and a caller that only needs to know
+    whether a word is rarer than some bound need not pay it."""
     wanted = list(dict.fromkeys(words))
     if not wanted:
         return {}
+    if at_most is not None:
+        return _capped_counts(conn, tables, dialect, wanted, at_most)
     if dialect == "sqlite":
         by_stem = {stem(w): w for w in wanted}
         marks = ", ".join(f":t{i}" for i in range(len(by_stem)))
@@ -150,3 +177,23 @@ def document_counts(conn: Connection, tables: DomainTables, dialect: str,
             f"SELECT count(*) FROM {tables.entries.name} WHERE {DOCUMENT} @@ plainto_tsquery('english', :w)"),
             {"w": w}).scalar_one())
     return counts
+
+
+def _capped_counts(conn: Connection, tables: DomainTables, dialect: str, words: list[str],
+                   at_most: int) -> dict[str, int]:
+    """One statement: for each word, the rows that hold it, counted up to `at_most`."""
+    clean = {w: re.sub(r"\W", "", w) for w in words}
+    asked = [w for w in words if clean[w]]
+    if not asked:
+        return {w: 0 for w in words}
+    params: dict[str, Any] = {"cap": at_most}
+    parts = []
+    for i, w in enumerate(asked):
+        params[f"w{i}"] = f'"{clean[w]}"' if dialect == "sqlite" else clean[w]
+        where = (f"{tables.search_name} MATCH :w{i}" if dialect == "sqlite"
+                 else f"{DOCUMENT} @@ plainto_tsquery('english', :w{i})")
+        source = tables.search_name if dialect == "sqlite" else tables.entries.name
+        parts.append(f"SELECT {i} AS i, (SELECT count(*) FROM (SELECT 1 FROM {source} WHERE {where} "
+                     f"LIMIT :cap) AS c{i}) AS n")
+    found = {int(r[0]): int(r[1]) for r in conn.execute(text(" UNION ALL ".join(parts)), params).all()}
+    return {w: found.get(asked.index(w), 0) if w in asked else 0 for w in words}

@@ -65,3 +65,22 @@ def test_the_committed_story_and_questions_are_unchanged() -> None:
     digests = {name: hashlib.sha256((STORY / name).read_bytes()).hexdigest() for name in FROZEN}
 
     assert digests == FROZEN
+
+
+def test_the_table_states_each_target_against_the_figure_and_the_baseline_of_the_same_run() -> None:
+    from benchmarks.evaluation.datasets import Question
+    from benchmarks.evaluation.scores import Outcome, Report, targets
+
+    asked = Question("q1", "where is the nas?", "maki", ("t1",))
+
+    def ran(found_at: int | None, cpu_ms: float) -> list[Outcome]:
+        return [Outcome(asked, found_at, False, False, cpu_ms / 500, cpu_ms / 1000)]
+
+    report = Report("multiagent", entries=414, distractors=100_000,
+                    outcomes={"bm25": ran(7, 1), "fused": ran(1, 42), "fused-every-word": ran(1, 130)})
+
+    lines = targets(report)
+
+    assert ("- p95 <= 50 ms at 100,000 entries: fused p95 42.0 ms CPU (84.0 ms wall) over 100,414 entries; "
+            "baseline fused-every-word 130.0 ms CPU (260.0 ms wall), same run -> met") in lines
+    assert "- story: fused R@5 >= bm25 + 10 points: +100.0 points -> met" in lines

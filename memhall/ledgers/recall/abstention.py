@@ -65,6 +65,6 @@ def judge(reader: Reader, query: Query, ranked: Sequence[Scored]) -> Verdict:
 
 
 def _idf(reader: Reader, words: Sequence[str]) -> dict[str, float]:
-    counts = fulltext.document_counts(reader.conn, reader.stream.tables, reader.dialect, words)
+    counts = reader.counts(words)
     total = reader.total
     return {w: math.log(1 + (total + 1) / (1 + counts.get(w, 0))) for w in words}

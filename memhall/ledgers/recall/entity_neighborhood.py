@@ -15,6 +15,7 @@ import math
 from collections.abc import Sequence
 
 from memhall.governance import fulltext
+from memhall.ledgers.recall import lexical_match
 from memhall.ledgers.recall.pool import Candidate, Reader
 from memhall.ledgers.recall.query import Query
 
@@ -44,9 +45,10 @@ def in_play(reader: Reader, query: Query, anchors: Sequence[Candidate]) -> dict[
             weights.setdefault(t, CO_WEIGHT)
     if not weights:
         return {}
-    counts = fulltext.document_counts(reader.conn, reader.stream.tables, reader.dialect,
-                                      [w for t in weights for w in fulltext.words_of(t.casefold())])
     total = reader.total
+    # counted only as far as COMMON: an entity past it is dropped whatever its count
+    counts = reader.counts([w for t in weights for w in fulltext.words_of(t.casefold())],
+                           at_most=int(COMMON * total) + 1)
     out: dict[str, float] = {}
     for tag, weight in sorted(weights.items()):
         df = min((counts.get(w, 0) for w in fulltext.words_of(tag.casefold())), default=0)
@@ -60,10 +62,14 @@ def find(reader: Reader, entities: dict[str, float], k: int = K) -> list[tuple[C
     if not entities:
         return []
     words = list(dict.fromkeys(w for t in sorted(entities) for w in fulltext.words_of(t.casefold())))
-    hits = fulltext.match(reader.conn, reader.stream.tables, reader.dialect, words, any_word=True,
+    # the rarest entities first, within the lexical channel's budget of postings
+    hits = fulltext.match(reader.conn, reader.stream.tables, reader.dialect,
+                          lexical_match.matched(words, lexical_match.counted(reader, words)), any_word=True,
                           limit=SCAN, holder=reader.holder, at=reader.at)
-    rows = reader.rows([i for i, _ in hits])
-    scored = [(c, sum(w for t, w in entities.items() if t in c.tags)) for c in rows.values()]
-    scored = [(c, s) for c, s in scored if s > 0]
-    scored.sort(key=lambda pair: (-pair[1], -pair[0].occurred_at.timestamp(), -pair[0].created_position))
-    return scored[:k]
+    # score the scanned rows by their tags alone; build candidates of the best k only
+    glimpsed = reader.glimpse([i for i, _ in hits])
+    scores = {i: sum(w for t, w in entities.items() if t in tags) for i, (tags, _, _) in glimpsed.items()}
+    best = sorted((i for i, s in scores.items() if s > 0),
+                  key=lambda i: (-scores[i], -glimpsed[i][1].timestamp(), -glimpsed[i][2]))[:k]
+    rows = reader.rows(best)
+    return [(rows[i], scores[i]) for i in best if i in rows]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 import orjson
@@ -20,6 +20,7 @@ from sqlalchemy import Connection, func, select, text
 
 from memhall.domains.moments import from_iso
 from memhall.domains.values import Layer
+from memhall.governance import fulltext
 from memhall.governance.store import raw
 from memhall.governance.streams import DomainStream
 from memhall.ledgers.recall.query import Query
@@ -86,9 +87,20 @@ class Candidate:
             source_kind=source_kind, source_agent_id=source_agent_id, claim_root_id=claim_root_id,
             evidence_refs=_json(evidence_refs), session_id=session_id, people=who,
             tags=frozenset([*who, *_json(places), *_json(topics)]), superseded_by=superseded_by,
-            occurred_at=from_iso(occurred_at), created_at=from_iso(created_at),
+            occurred_at=moment(occurred_at), created_at=moment(created_at),
             created_position=int(created_position),
         )
+
+
+def moment(stored: str) -> datetime:
+    """A stored time in UTC. The projection stores UTC; converting a time already in UTC
+    cost five times its parsing, over the hundreds of rows of one recall."""
+    parsed = datetime.fromisoformat(stored)
+    return parsed if parsed.tzinfo is timezone.utc else from_iso(stored)
+
+
+def tags_of(people: Any, places: Any, topics: Any) -> frozenset[str]:
+    return frozenset([*_json(people), *_json(places), *_json(topics)])
 
 
 def _json(stored: Any) -> tuple[str, ...]:
@@ -112,6 +124,9 @@ class Reader:
     #: the log position read at (entries and exposure after it are not seen)
     at: int
     _total: int | None = field(default=None, repr=False)
+    _counts: dict[str, int] = field(default_factory=dict, repr=False)
+    #: word -> whether its count stopped at a cap (so is a lower bound)
+    _capped: dict[str, bool] = field(default_factory=dict, repr=False)
 
     @property
     def holder(self) -> str | None:
@@ -151,12 +166,42 @@ class Reader:
                 found[candidate.id] = candidate
         return {i: found[i] for i in wanted if i in found}
 
+    def glimpse(self, ids: Sequence[str]) -> dict[str, tuple[frozenset[str], datetime, int]]:
+        """Id -> (tags, when it happened, log position) of the held entries among `ids`:
+        what a channel that scores by tags needs, without building whole candidates."""
+        found: dict[str, tuple[frozenset[str], datetime, int]] = {}
+        seen, params = self.visible()
+        wanted = list(dict.fromkeys(ids))
+        for start in range(0, len(wanted), _CHUNK):
+            chunk = wanted[start:start + _CHUNK]
+            marks = ", ".join("?" for _ in chunk)
+            for ident, people, places, topics, occurred, position_ in self.sql(
+                    f"SELECT e.id, e.people, e.places, e.topics, e.occurred_at, e.created_position "
+                    f"FROM {self.entries} e WHERE e.id IN ({marks}) AND {seen}", [*chunk, *params]):
+                found[str(ident)] = (tags_of(people, places, topics), moment(occurred), int(position_))
+        return found
+
     def select(self, where: str, params: Sequence[Any] = (), *, order: str, limit: int) -> list[Candidate]:
         """Held entries matching `where` (on `e`), ordered, at most `limit`."""
         seen, scope = self.visible()
         return [Candidate.from_sql(r) for r in self.sql(
             f"SELECT {SELECTED} FROM {self.entries} e WHERE {where} AND {seen} ORDER BY {order} LIMIT ?",
             [*params, *scope, limit])]
+
+    def counts(self, words: Iterable[str], at_most: int | None = None) -> dict[str, int]:
+        """How many entries hold each word (by its stem), counted once per recall whichever
+        channel asks first; with `at_most`, counted only that far (a common word's count
+        costs its whole posting list). A capped count is recounted when an exact one is asked."""
+        asked = list(dict.fromkeys(words))
+        missing = [w for w in asked if w not in self._counts
+                   or (self._capped.get(w, False) and (at_most is None or self._counts[w] < at_most))]
+        if missing:
+            found = fulltext.document_counts(self.conn, self.stream.tables, self.dialect, missing,
+                                             at_most=at_most)
+            for w, n in found.items():
+                self._counts[w] = n
+                self._capped[w] = at_most is not None and n >= at_most
+        return {w: self._counts[w] if at_most is None else min(self._counts[w], at_most) for w in asked}
 
     @property
     def total(self) -> int:
