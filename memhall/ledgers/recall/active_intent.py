@@ -1,10 +1,17 @@
-"""The active_intent channel: memories tied to the observer's open loops and memory requests.
+"""The active_intent channel: memories tied to the observer's open loops, memory requests
+and current task.
 
-An open loop the observer holds, or a MEMORY REQUEST for it, is an intent; the
-ones whose words meet the query's are in play, ordered by that match and then
-by their deadline (a request's expiry; a loop has none, so it follows). The
-channel yields the loop itself, the entries it points to, and the entry that
-answered the request.
+An open loop the observer holds, a MEMORY REQUEST for it, and the task of its
+current session are intents; the ones whose words meet the query's are in
+play, ordered by that match and then by their deadline (a request's expiry;
+a loop or a task has none, so it follows). The channel yields the loop itself
+and the entries it points to, the entry that answered the request, and what
+was handed to the observer for the task.
+
+A session's task is what the system chair materialized for the seat: the
+materializations made for it since its last session closed (before its
+current session opened, or during it). A task from a session that has ended
+is no longer an intent.
 """
 
 from __future__ import annotations
@@ -46,9 +53,29 @@ def find(reader: Reader, query: Query, k: int = K) -> list[tuple[Candidate, floa
         if share > 0:
             scored[str(answer)] = max(scored.get(str(answer), 0.0), share)
             deadline[str(answer)] = str(expires)
+    for task, handed in session_tasks(reader):
+        share = _share(wanted, task)
+        for ident in handed if share > 0 else ():
+            scored[ident] = max(scored.get(ident, 0.0), share)
     rows = reader.rows(sorted(scored))
     ranked = sorted(rows.values(), key=lambda c: (-scored[c.id], deadline.get(c.id, "~"), -c.created_position))
     return [(c, scored[c.id]) for c in ranked[:k]]
+
+
+def session_tasks(reader: Reader) -> list[tuple[str, list[str]]]:
+    """(task, the ids handed for it) of the observer's current session, newest first."""
+    tables = reader.stream.tables
+    found = reader.sql(
+        f"SELECT task, ledger_a, ledger_b FROM {tables.materializations.name} WHERE seat = ? AND position <= ? "
+        f"AND position > coalesce((SELECT max(position) FROM {tables.sessions.name} WHERE principal = ? "
+        "AND closed = ? AND position <= ?), 0) ORDER BY position DESC LIMIT ?",
+        [reader.observer, reader.at, reader.observer, True, reader.at, INTENTS])
+    return [(str(task), [str(i) for part in (a, b) for i in _ids(part)]) for task, a, b in found]
+
+
+def _ids(stored: object) -> list[str]:
+    loaded = orjson.loads(stored) if isinstance(stored, (str, bytes)) else stored
+    return [str(i) for i in loaded] if isinstance(loaded, list) else []
 
 
 def _share(wanted: frozenset[str], text: str) -> float:
