@@ -44,7 +44,7 @@ def events_of(connection: Any, events_table: str, dialect: str, *, batch: int = 
     while True:
         cursor = connection.cursor()
         cursor.execute(sql, (after, batch))
-        rows = [(int(i), str(t), bytes(s)) for i, t, s in cursor.fetchall()]
+        rows: list[tuple[int, str, bytes]] = cursor.fetchall()  # already int, str, bytes on both drivers
         if rows:
             yield rows
         if len(rows) < batch:
