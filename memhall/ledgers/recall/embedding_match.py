@@ -1,8 +1,9 @@
 """The embedding_match channel: semantic similarity, when an embedder is installed.
 
-An embedder is anything with `embed(texts) -> vectors`; none ships with memhall
-and nothing downloads weights. Name one with `MEMHALL_EMBEDDER=module:factory`
-(the factory returns the embedder), or pass it to `recall`. Without one, the
+An embedder is anything with `embed(texts) -> vectors`; none is required and
+memhall downloads no weights. Name one with `MEMHALL_EMBEDDER=module:factory`
+(the factory returns the embedder), or pass it to `recall`; the optional extra
+`pip install 'memhall[embed]'` makes `memhall.ledgers.recall.embedders:model2vec` one. Without one, the
 lexical channel serves alone. There is no vector index yet: the channel scores
 the pool the other channels gathered (plus the observer's newest memories), so
 it reorders and can rescue a paraphrase the lexical channel ranked low, but it
