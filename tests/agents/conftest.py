@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from memhall.governance.hall import Hall
 from memhall.governance.store import Store
 from memhall.governance.views import EntryView
 from memhall.policies.engine import PolicySet, init_policy_dir
+from tests.processes import run_memhall
 
 Connect = Callable[..., AbstractAsyncContextManager[Client]]
 
@@ -105,9 +105,7 @@ class Project:
         stdin = payload if isinstance(payload, str) else json.dumps(payload)
         env = {k: v for k, v in os.environ.items() if not k.startswith("MEMHALL_")}
         env["PYTHONPATH"] = str(ROOT)
-        return subprocess.run([sys.executable, "-m", "memhall", *self.args(agent, event, *extra)],
-                              cwd=self.root, env=env, input=stdin, capture_output=True, text=True,
-                              timeout=120)
+        return run_memhall(self.args(agent, event, *extra), cwd=self.root, env=env, input=stdin)
 
     def invoke(self, agent: str, event: str, payload: dict[str, Any] | str, *extra: str) -> Result:
         """The same hook in-process, for the cheaper checks."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,6 +12,7 @@ from click.testing import CliRunner, Result
 
 from memhall.cli.context import App
 from memhall.cli.main import cli
+from tests.processes import run_memhall
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -32,11 +32,11 @@ def memhall(store_url: str) -> Invoke:
 
 
 def run_cli(args: list[str], *, cwd: Path, env: dict[str, str] | None = None,
-            input: str | None = None) -> subprocess.CompletedProcess[str]:
-    """Run the installed entry point as a real process."""
+            input: str | None = None, fresh: bool = False) -> subprocess.CompletedProcess[str]:
+    """Run `python -m memhall ARGS` as a process of its own (a fork of this worker; a fresh
+    interpreter with `fresh=True`: see tests/processes.py)."""
     full_env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
     for key in ("MEMHALL_AGENT", "MEMHALL_DOMAIN", "MEMHALL_SESSION", "MEMHALL_POLICY"):
         if env is None or key not in env:
             full_env.pop(key, None)
-    return subprocess.run([sys.executable, "-m", "memhall", *args], cwd=cwd, env=full_env,
-                          capture_output=True, text=True, input=input, timeout=120)
+    return run_memhall(args, cwd=cwd, env=full_env, input=input, fresh=fresh)

@@ -14,7 +14,7 @@ from tests.cli.conftest import Invoke, run_cli
 
 
 def test_the_tour_shows_handoff_by_time_history_search_and_refusals(tmp_path: Path) -> None:
-    done = run_cli(["tour"], cwd=tmp_path)
+    done = run_cli(["tour"], cwd=tmp_path, fresh=True)  # the main job, from a fresh interpreter
 
     assert done.returncode == 0, done.stderr
     assert "the old, more similar lesson is NOT in the handoff" in done.stdout

@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
+
+from tests.processes import run_memhall
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -20,10 +21,7 @@ def memhall(store: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     for key in ("MEMHALL_AGENT", "MEMHALL_DOMAIN", "MEMHALL_SESSION", "MEMHALL_POLICY", "MEMHALL_STORE"):
         env.pop(key, None)
-    return subprocess.run(
-        [sys.executable, "-c", "from memhall.cli.main import main; main()", "--store", str(store), *args],
-        cwd=store.parent, env=env, capture_output=True, text=True, timeout=120,
-    )
+    return run_memhall(["--store", str(store), *args], cwd=store.parent, env=env)
 
 
 def test_a_council_round_trip_through_the_real_cli(tmp_path: Path) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,15 +22,10 @@ from memhall.domains.entry import draft
 from memhall.governance.hall import Hall
 from memhall.governance.store import Store
 from memhall.policies.engine import PolicySet
+from tests.processes import run_memhall
 
 ROOT = Path(__file__).resolve().parents[2]
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
-#: `python -c RUNNER TIME ARGS...`: memhall with the clock frozen at TIME. The command modules are
-#: imported first: a pydantic model defined under a frozen clock would see FakeDatetime as its type.
-RUNNER = ("import importlib, sys\nfrom freezegun import freeze_time\nfrom memhall.cli.main import COMMANDS, main\n"
-          "for target in COMMANDS.values():\n"
-          "    if target.startswith('memhall.cli.'):\n        importlib.import_module(target.split(':')[0])\n"
-          "with freeze_time(sys.argv[1]):\n    main(sys.argv[2:])\n")
 
 
 class Story:
@@ -54,10 +48,8 @@ class Story:
 
     def run(self, actor: str, *args: str, day: float | None = None, ok: bool = True) -> subprocess.CompletedProcess[str]:
         """`memhall --as ACTOR ARGS`, under a clock frozen at `day` when one is given."""
-        frozen = [] if day is None else ["-c", RUNNER, (T0 + timedelta(days=day)).isoformat()]
-        program = [sys.executable, *frozen] if frozen else [sys.executable, "-m", "memhall"]
-        done = subprocess.run([*program, "--as", actor, *args], cwd=self.folder, env=self.env,
-                              capture_output=True, text=True, timeout=300)
+        clock = None if day is None else (T0 + timedelta(days=day)).isoformat()
+        done = run_memhall(["--as", actor, *args], cwd=self.folder, env=self.env, clock=clock, timeout=300)
         if ok:
             assert done.returncode == 0, done.stderr
         return done
