@@ -10,7 +10,9 @@ store knows who said what and who holds what exactly as the dataset does.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
+import pkgutil
 import random
 import re
 import shutil
@@ -29,6 +31,8 @@ from memhall.governance.store import Store
 from memhall.governance.streams import DomainStream
 from memhall.policies.engine import PolicySet
 from memhall.policies.files import packaged_defaults
+
+import memhall
 
 OWNER = "maki"
 DOMAIN = "family"
@@ -84,8 +88,17 @@ def _digest(turns: list[Any], distractors: int, seed: int) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def _imported() -> None:
+    """Every memhall module, imported before the clock is frozen: a pydantic model whose
+    module a use case imports lazily would take freezegun's FakeDatetime for `datetime`."""
+    for module in pkgutil.walk_packages(memhall.__path__, "memhall."):
+        if not module.name.endswith("__main__"):
+            importlib.import_module(module.name)
+
+
 def _written(turns: list[Any], folder: Path, slug: str, speakers: list[str], distractors: int,
              seed: int) -> Context:
+    _imported()
     store = Store(f"sqlite:///{folder / (slug + '.db')}")
     hall = Hall(store, PolicySet.load(_policy(folder / f"{slug}-policy", speakers)))
     hall.create_domain(OWNER, DOMAIN)
