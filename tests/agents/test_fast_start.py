@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 from uuid import UUID
 
@@ -30,9 +31,11 @@ NOW = datetime(2026, 11, 30, 21, 0, 0, tzinfo=timezone.utc)
 AGENTS = ["claude", "codex", "gemini"]
 
 
-def sqlite_only(project: Project) -> None:
-    if fast_handoff.sqlite_path(project.store_url) is None:
-        pytest.skip("the fast path reads SQLite stores only (PostgreSQL always takes the main path)")
+@pytest.fixture
+def store_url(tmp_path: Path) -> str:
+    """The fast path reads SQLite stores only (on PostgreSQL the hook always takes the main
+    path, which the hook process stories cover on both backends)."""
+    return f"sqlite:///{tmp_path / 'memhall.db'}"
 
 
 def main_start(project: Project, agent: str, agent_session: str) -> str:
@@ -81,7 +84,6 @@ def events(project: Project, topic: str, domain: str = "company") -> list[dict[s
 
 @pytest.mark.parametrize("agent", AGENTS)
 def test_the_fast_start_prints_the_main_paths_line_byte_for_byte(project: Project, agent: str) -> None:
-    sqlite_only(project)
     busy(project)
 
     main = main_start(project, agent, "agent-session-1")
@@ -97,7 +99,6 @@ def test_the_fast_start_prints_the_main_paths_line_byte_for_byte(project: Projec
 
 
 def test_the_fast_start_writes_the_main_paths_event_chained_and_projected(project: Project) -> None:
-    sqlite_only(project)
     busy(project)
     main_start(project, "claude", "opened-by-the-main-path")
     before = project.event_count()
@@ -121,7 +122,6 @@ def session_key_id(agent: str, agent_session: str) -> UUID:
 
 
 def test_a_second_fast_start_of_the_same_agent_session_writes_nothing(project: Project) -> None:
-    sqlite_only(project)
     main_start(project, "codex", "first")
     first = fast(project, "codex", "second")
     count = project.event_count()
@@ -134,7 +134,6 @@ def test_a_second_fast_start_of_the_same_agent_session_writes_nothing(project: P
 
 def test_without_a_cached_answer_the_fast_path_declines_and_the_main_path_refuses_and_records(
         project: Project) -> None:
-    sqlite_only(project)
     main_start(project, "codex", "cached")  # codex's answers are cached, grok's never were
 
     assert fast(project, "grok", "a-stranger") is None
@@ -151,7 +150,6 @@ def refusals(project: Project) -> list[dict[str, Any]]:
 
 
 def test_a_policy_adopted_since_the_answer_was_cached_sends_the_start_to_the_main_path(project: Project) -> None:
-    sqlite_only(project)
     main_start(project, "codex", "cached")
     store = fast_handoff.sqlite_path(project.store_url)
     assert store is not None
@@ -164,7 +162,6 @@ def test_a_policy_adopted_since_the_answer_was_cached_sends_the_start_to_the_mai
 
 
 def test_an_edited_knowledge_row_is_left_to_the_main_path_which_refuses_to_serve_it(project: Project) -> None:
-    sqlite_only(project)
     busy(project)
     main_start(project, "codex", "cached")
     stream = project.hall.streams.stream("company")
@@ -179,7 +176,6 @@ def test_an_edited_knowledge_row_is_left_to_the_main_path_which_refuses_to_serve
 
 
 def test_the_hook_process_takes_the_fast_path_once_an_answer_is_cached(project: Project) -> None:
-    sqlite_only(project)
     first = project.run("codex", "session-start", project.payload("codex", "session-start", session_id="one"))
     second = project.run("codex", "session-start", project.payload("codex", "session-start", session_id="two"))
 
