@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timezone
+from typing import Any
 from uuid import UUID
 
 import orjson
@@ -40,15 +42,20 @@ def world(hall: Hall) -> None:
     sessions.wrap_up(hall, "codex", "company", "day one done", opens=["send reminders"])
 
 
-def test_the_fast_path_gives_the_main_paths_answer(hall: Hall) -> None:
+def both_paths(hall: Hall, arrange: Callable[[Hall], None]) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """The hall arranged, the main path's answer cached; then the fast and the main handoff."""
     req = request(hall)
     if req is None:
         pytest.skip("the fast path reads SQLite stores only")
-    world(hall)
+    arrange(hall)
     allowed(hall, req)
-
     fast = fast_handoff.handoff(req)
     main = sessions.handoff(hall, "codex", "company", open_session=False).model_dump(mode="json")
+    return fast, main
+
+
+def test_the_fast_path_gives_the_main_paths_answer(hall: Hall) -> None:
+    fast, main = both_paths(hall, world)
 
     assert fast is not None
     assert {**fast, "as_of": None} == {**main, "as_of": None}
@@ -73,14 +80,7 @@ def busy(hall: Hall) -> None:
 
 
 def test_the_fast_path_serves_a_busy_hall_exactly_as_the_main_path(hall: Hall) -> None:
-    req = request(hall)
-    if req is None:
-        pytest.skip("the fast path reads SQLite stores only")
-    busy(hall)
-    allowed(hall, req)
-
-    fast = fast_handoff.handoff(req)
-    main = sessions.handoff(hall, "codex", "company", open_session=False).model_dump(mode="json")
+    fast, main = both_paths(hall, busy)
 
     assert fast is not None
     assert {**fast, "as_of": None} == {**main, "as_of": None}
