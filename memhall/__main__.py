@@ -1,5 +1,5 @@
-"""`python -m memhall` runs the CLI."""
+"""`python -m memhall` runs the CLI (session starts without click: `memhall.console`)."""
 
-from memhall.cli.main import main
+from memhall.console import main
 
 main()

@@ -34,7 +34,7 @@ def mcp(ctx: click.Context, actor: str | None, domain: str | None, store: str | 
     from memhall.governance.location import locate
     from memhall.governance.store import Store
     from memhall.policies.engine import PolicySet
-    from memhall.policies.files import policy_directory
+    from memhall.policies.folder import policy_directory
 
     root = ctx.find_root().params
     actor = actor or root.get("actor")

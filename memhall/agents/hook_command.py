@@ -8,11 +8,8 @@ stdout, and then exactly one JSON object.
 
 from __future__ import annotations
 
-import os
 import re
-import sqlite3
 import sys
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -67,58 +64,27 @@ def hook(ctx: click.Context, event: str, agent: str, actor: str | None, domain: 
 def _run(root: dict[str, object], event: str, agent: str, actor: str | None, domain: str | None,
          summary_file: Path | None) -> str | None:
     from memhall.agents import wiring
-    from memhall.policies.files import policy_directory
+    from memhall.agents.lean_start import fast_start, where
 
     payload = parse(agent, event, read_stdin(sys.stdin))
-    domain = domain or _str(root.get("domain"))
-    if not domain:
-        raise click.UsageError("no domain: pass --domain NAME or set MEMHALL_DOMAIN")
-    actor = actor or _str(root.get("actor")) or agent
-    url = wiring.existing_store_url(_str(root.get("store")), Path.cwd())
-    policy = policy_directory(_str(root.get("policy")), Path.cwd())
-    key = session_key(agent, payload.session_id, domain, actor)
+    at = where(agent, actor, domain, _str(root.get("store")), _str(root.get("actor")), _str(root.get("domain")),
+               _str(root.get("policy")), Path.cwd())
+    key = session_key(agent, payload.session_id, at.domain, at.actor)
     if event == "session-start":
-        fast = fast_start(url, policy, actor, domain, key)
+        fast = fast_start(at.url, at.policy, at.actor, at.domain, key)
         if fast is not None:
             return fast
     from memhall.agents import lifecycle
 
-    hall = wiring.hall_at(url, policy)
+    hall = wiring.hall_at(at.url, at.policy)
     try:
-        out = lifecycle.run(lifecycle.HookRun(hall=hall, actor=actor, domain=domain, summary_file=summary_file),
-                            payload)
+        out = lifecycle.run(lifecycle.HookRun(hall=hall, actor=at.actor, domain=at.domain,
+                                              summary_file=summary_file), payload)
         if event == "session-start":
-            _remember(hall, actor, domain, policy)
+            _remember(hall, at.actor, at.domain, at.policy)
         return out
     finally:
         hall.store.dispose()
-
-
-def fast_start(url: str, policy: Path | None, actor: str, domain: str, key: str,
-               now: datetime | None = None) -> str | None:
-    """session-start on the fast path (`governance.fast_start`): the same session and the
-    same JSON line as `lifecycle.start`, or None for the caller to take that path."""
-    from memhall.agents import briefing
-    from memhall.domains.errors import MemhallError
-    from memhall.domains.values import domain_name, principal_name
-    from memhall.governance import fast_handoff
-    from memhall.governance.fast_start import Start, session_start
-
-    store = fast_handoff.sqlite_path(url)
-    if store is None or os.environ.get("MEMHALL_FAST_HANDOFF") == "0":
-        return None
-    try:
-        start = Start(store=store, policy_dir=policy, actor=principal_name(actor), domain=domain_name(domain),
-                      key=key)
-        started = session_start(start, now)
-    except (MemhallError, sqlite3.Error):
-        return None  # a bad name or a store the fast path does not understand: the main path says why
-    if started is None:
-        return None
-    return briefing.budgeted(fast_handoff.readable(started.view),
-                             [fast_handoff.readable_entry(e) for e in started.canon],
-                             [fast_handoff.readable_entry(e) for e in started.knowledge],
-                             actor=actor, session_id=started.session_id)
 
 
 def _remember(hall: Hall, actor: str, domain: str, policy: Path | None) -> None:

@@ -21,7 +21,7 @@ def existing_store_url(store: str | None, cwd: Path) -> str:
 
 
 def open_hall(store: str | None, policy: str | None, cwd: Path) -> Hall:
-    from memhall.policies.files import policy_directory
+    from memhall.policies.folder import policy_directory
 
     return hall_at(existing_store_url(store, cwd), policy_directory(policy, cwd))
 

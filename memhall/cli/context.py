@@ -74,7 +74,7 @@ class App:
 
     def policy_dir(self) -> Path | None:
         """--policy / MEMHALL_POLICY, else ./memhall-policy/ if present, else the defaults."""
-        from memhall.policies.files import policy_directory
+        from memhall.policies.folder import policy_directory
 
         return policy_directory(self.policy_arg)
 

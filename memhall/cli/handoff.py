@@ -1,6 +1,6 @@
 """`memhall handoff`: session start, on the fast path whenever it can answer.
 
-The fast path (`memhall.governance.fast_handoff`) reads the read models with
+The fast path (`memhall.governance.fast_handoff`, served by `cli.lean_handoff`) reads the read models with
 stdlib sqlite3 and imports no SQLAlchemy, pydantic or Cedar; when it cannot
 show its answer is the main path's it declines, and the main path
 (`sessions.handoff`) answers and caches the policy's decision for next time.
@@ -8,13 +8,12 @@ show its answer is the main path's it declines, and the main path
 
 from __future__ import annotations
 
-import os
-import sqlite3
 from datetime import datetime
 from typing import Any
 
 import click
 
+from memhall.cli import lean_handoff
 from memhall.cli.context import App, emit, json_option
 from memhall.cli.options import as_of_option, limit_option
 from memhall.governance import threads
@@ -43,11 +42,9 @@ def handoff(app: App, limit: int, no_session: bool, session_id: str | None,
         emit(app, past, lambda: render.handoff(past))
         return
 
-    from memhall.governance import fast_handoff
-
     fast = _fast(app, limit, not no_session, session_id)
     if fast is not None:
-        emit(app, fast, lambda: render.handoff(fast_handoff.readable(fast)))
+        click.echo(lean_handoff.text(fast, app.json))
         return
     from memhall.governance import sessions
 
@@ -58,22 +55,12 @@ def handoff(app: App, limit: int, no_session: bool, session_id: str | None,
 
 
 def _fast(app: App, limit: int, open_session: bool, session_id: str | None) -> dict[str, Any] | None:
-    from memhall.domains.values import domain_name, principal_name
-    from memhall.governance import fast_handoff
-    from memhall.governance.location import locate
-
-    if app.gate_factory is not None or os.environ.get("MEMHALL_FAST_HANDOFF") == "0":
-        return None  # a gate given in-process (tests), or the main path asked for (benchmarks)
-    store = fast_handoff.sqlite_path(locate(app.store_arg))
+    if app.gate_factory is not None:
+        return None  # a gate given in-process (tests): the main path asks it
+    store = lean_handoff.fast_store(app.store_arg)
     if store is None:
         return None
-    request = fast_handoff.Request(store=store, policy_dir=app.policy_dir(), actor=principal_name(app.actor),
-                                   domain=domain_name(app.domain), limit=limit, open_session=open_session,
-                                   session_id=session_id)
-    try:
-        return fast_handoff.handoff(request)
-    except sqlite3.Error:
-        return None  # a store the fast path does not understand: the main path says why
+    return lean_handoff.fast_answer(store, app.policy_dir(), app.actor, app.domain, limit, open_session, session_id)
 
 
 def _remember(app: App) -> None:

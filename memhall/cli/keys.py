@@ -9,7 +9,8 @@ import click
 
 from memhall.cli.context import App, emit, json_option, note
 from memhall.domains.errors import InvalidValueError
-from memhall.policies.files import ALLOWED_SIGNERS_FILE, POLICY_DIR, read_policy_dir
+from memhall.policies.files import ALLOWED_SIGNERS_FILE, read_policy_dir
+from memhall.policies.folder import POLICY_DIR
 from memhall.policies.signers import AllowedSigners, SignerKey
 from memhall.policies.signing import DEFAULT_KEY, NAMESPACE
 from memhall.policies.sshkeys import create_key_file

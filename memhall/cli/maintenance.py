@@ -13,7 +13,7 @@ from memhall.governance.location import locate
 from memhall.governance.project import GITIGNORE, STORE_DIR, STORE_FILE
 from memhall.governance.rebuild import governed_rebuild
 from memhall.governance.settings import in_git_work_tree, remember_checkpoints
-from memhall.policies.files import POLICY_DIR
+from memhall.policies.folder import POLICY_DIR
 
 pass_app = click.make_pass_decorator(App, ensure=True)
 

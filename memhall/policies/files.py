@@ -15,8 +15,6 @@ ROLES_FILE = "roles.yaml"
 ALLOWED_SIGNERS_FILE = "allowed_signers"
 TESTS_DIR = "tests"
 _MAX_DEPTH = 8
-#: the policy folder a project keeps beside its code, found in the working directory
-POLICY_DIR = "memhall-policy"
 
 
 @dataclass(frozen=True)
@@ -67,18 +65,6 @@ class PolicySource:
     tests: tuple[SourceFile, ...]
     files: tuple[PolicyFile, ...]
     allowed_signers: SourceFile | None = None
-
-
-def policy_directory(given: str | None, cwd: Path | None = None) -> Path | None:
-    """The policy folder in force: the one given, else ./memhall-policy/ if
-    present, else None (the defaults shipped with memhall)."""
-    if given:
-        path = Path(given)
-        if not path.is_dir():
-            raise InvalidValueError(f"policy directory not found: {path}")
-        return path
-    local = (cwd or Path.cwd()) / POLICY_DIR
-    return local if local.is_dir() else None
 
 
 def packaged_defaults() -> Traversable:

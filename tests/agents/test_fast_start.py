@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from memhall.agents import lifecycle
-from memhall.agents.hook_command import fast_start
+from memhall.agents.lean_start import fast_start
 from memhall.cli.context import App
 from memhall.cli.main import cli
 from memhall.domains.entry import draft
