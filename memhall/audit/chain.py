@@ -41,22 +41,30 @@ def _field(data: bytes) -> bytes:
     return len(data).to_bytes(8, "big") + data
 
 
-def canonical(event: ChainedEvent) -> bytes:
-    return b"".join(
-        (
-            _field(str(event.originator_id).encode()),
-            _field(str(event.originator_version).encode()),
-            _field(event.topic.encode()),
-            _field(bytes(event.state)),
-        )
-    )
+def tag_field(domain: str) -> bytes:
+    """The first field of every link of a domain's chain (worked out once per walk)."""
+    return _field((TAG_PREFIX + domain).encode())
+
+
+def uuid_text(raw: bytes) -> str:
+    """`str(UUID(bytes=raw))`, without building a UUID (the verify walk does this per event)."""
+    h = raw.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def next_head(tag: bytes, previous: str, position: int, originator: str, version: int, topic: str,
+              state: bytes) -> str:
+    """The head after one event (its originator id as canonical UUID text), given the head
+    before it and the domain's `tag_field`: the one implementation of a link."""
+    p, h = str(position).encode(), previous.encode()
+    o, v, t = originator.encode(), str(version).encode(), topic.encode()
+    return hashlib.sha256(b"".join((
+        tag, len(p).to_bytes(8, "big"), p, len(h).to_bytes(8, "big"), h, len(o).to_bytes(8, "big"), o,
+        len(v).to_bytes(8, "big"), v, len(t).to_bytes(8, "big"), t, len(state).to_bytes(8, "big"), state,
+    ))).hexdigest()
 
 
 def link(domain: str, previous: str, event: ChainedEvent) -> str:
     """The head after `event`, given the head before it."""
-    digest = hashlib.sha256()
-    digest.update(_field((TAG_PREFIX + domain).encode()))
-    digest.update(_field(str(event.position).encode()))
-    digest.update(_field(previous.encode()))
-    digest.update(canonical(event))
-    return digest.hexdigest()
+    return next_head(tag_field(domain), previous, event.position, str(event.originator_id),
+                     event.originator_version, event.topic, bytes(event.state))

@@ -13,15 +13,15 @@ from uuid import UUID
 from pydantic import BaseModel
 from sqlalchemy import Connection, Engine, inspect, text
 
-from memhall.audit.chain import GENESIS, ChainedEvent, link
+from memhall.audit.chain import GENESIS, ChainedEvent, link, next_head, tag_field, uuid_text
 from memhall.audit.checkpoints import Checkpoint
 
 #: rows fetched per query; memory stays flat however long the chain is
 BATCH = 5000
 
 _EVENTS = ("SELECT id, originator_id, originator_version, topic, state FROM {table} "
-           "WHERE id > :after ORDER BY id LIMIT :n")
-_CHAIN = "SELECT position, head FROM {table} WHERE position > :after ORDER BY position LIMIT :n"
+           "WHERE id > {m} ORDER BY id LIMIT {m}")
+_CHAIN = "SELECT position, head FROM {table} WHERE position > {m} ORDER BY position LIMIT {m}"
 
 
 @dataclass(frozen=True)
@@ -112,8 +112,10 @@ def verify_chain(conn: Connection, source: ChainSource, checkpoints: Sequence[Ch
         walk.resume(conn, source.chain, start)
     if walk.broken is not None:
         return walk.report()
-    events = _Cursor(_batches(conn, _EVENTS.format(table=source.events), walk.position, batch))
-    chain = _Cursor(_batches(conn, _CHAIN.format(table=source.chain), walk.position, batch))
+    m = "?" if conn.dialect.name == "sqlite" else "%s"
+    events = _Cursor(_batches(conn, _EVENTS.format(table=source.events, m=m), walk.position, batch))
+    chain = _Cursor(_batches(conn, _CHAIN.format(table=source.chain, m=m), walk.position, batch))
+    tag = tag_field(walk.domain)
     while walk.broken is None and (events.row is not None or chain.row is not None):
         at_event, at_chain = events.position, chain.position
         if at_chain is None or (at_event is not None and at_event < at_chain):
@@ -124,8 +126,10 @@ def verify_chain(conn: Connection, source: ChainSource, checkpoints: Sequence[Ch
             walk.fail(at_chain, Problem.EVENT_MISSING, (
                 f"event {at_chain} is missing: it was deleted, its chain row remains"))
         else:
-            computed = link(walk.domain, walk.head, chained(events.row))
-            stored = str(chain.row.head)
+            _, originator, version, topic, state = events.row
+            computed = next_head(tag, walk.head, at_event, _uuid(originator), version, str(topic),
+                                 state if isinstance(state, bytes) else _bytes(state))
+            stored = str(chain.row[1])
             events.advance()
             chain.advance()
             if at_event != walk.position + 1:
@@ -140,15 +144,22 @@ def verify_chain(conn: Connection, source: ChainSource, checkpoints: Sequence[Ch
     return walk.report()
 
 
+def _uuid(raw: Any) -> str:
+    """An originator id as canonical UUID text: 16 raw bytes on SQLite, a uuid on PostgreSQL."""
+    return uuid_text(raw) if isinstance(raw, bytes) else str(raw)
+
+
+def _bytes(value: Any) -> bytes:
+    """A state column as bytes, even where SQLite's loose typing let an edit store text."""
+    return value.encode() if isinstance(value, str) else bytes(value)
+
+
 def chained(row: Any) -> ChainedEvent:
-    """A raw events row as the chain covers it (the originator id is 16 raw
-    bytes on SQLite and a uuid on PostgreSQL)."""
-    raw = row.originator_id
+    """A raw events row (id, originator id, version, topic, state) as the chain covers it."""
+    position, raw, version, topic, state = row
     originator = UUID(bytes=bytes(raw)) if isinstance(raw, (bytes, memoryview)) else UUID(str(raw))
-    state = row.state
-    return ChainedEvent(position=int(row.id), originator_id=originator,
-                        originator_version=int(row.originator_version), topic=str(row.topic),
-                        state=bytes(state) if not isinstance(state, bytes) else state)
+    return ChainedEvent(position=int(position), originator_id=originator, originator_version=int(version),
+                        topic=str(topic), state=_bytes(state))
 
 
 def _mismatch(walk: _Walk, position: int, computed: str, stored: str, events: _Cursor,
@@ -159,7 +170,7 @@ def _mismatch(walk: _Walk, position: int, computed: str, stored: str, events: _C
     if events.row is None or events.position != chain.position:
         return Problem.EDITED, (f"event {position} does not match its chain row: the event's content "
                                 "or its chain row was changed")
-    following, expected = chained(events.row), str(chain.row.head)
+    following, expected = chained(events.row), str(chain.row[1])
     if link(walk.domain, computed, following) == expected:
         return Problem.CHAIN_EDITED, (f"chain row {position} was altered: the events around it are "
                                       "intact and the next chain row follows from them")
@@ -273,10 +284,13 @@ class _Cursor:
 
 
 def _batches(conn: Connection, sql: str, after: int, batch: int) -> Iterator[Any]:
-    """Rows after a position, fetched `batch` at a time by key, not by offset."""
-    query = text(sql)
+    """Rows after a position as plain DBAPI tuples, fetched `batch` at a time by key, not by
+    offset, in the caller's transaction."""
+    db: Any = conn.connection.driver_connection
     while True:
-        rows = conn.execute(query, {"after": after, "n": batch}).all()
+        cursor = db.cursor()
+        cursor.execute(sql, (after, batch))
+        rows = cursor.fetchall()
         yield from rows
         if len(rows) < batch:
             return

@@ -58,6 +58,17 @@ def edit_a_payload(db: Path, _file: Path, _policies: PolicySet) -> None:
         set_state(conn, 4, edited(state_at(conn, 4)))
 
 
+def store_an_edited_payload_as_text(db: Path, _file: Path, _policies: PolicySet) -> None:
+    """SQLite keeps whatever type an edit gives a column: here TEXT, not the BLOB the hall writes."""
+    with raw(db) as conn:
+        set_state(conn, 4, edited(state_at(conn, 4)).decode())  # type: ignore[arg-type]
+
+
+def rewrite_an_originator_as_text(db: Path, _file: Path, _policies: PolicySet) -> None:
+    with raw(db) as conn:
+        conn.execute(f"UPDATE {EVENTS} SET originator_id = 'not a uuid at all' WHERE id = 4")
+
+
 def delete_an_event(db: Path, _file: Path, _policies: PolicySet) -> None:
     with raw(db) as conn:
         conn.execute(f"DELETE FROM {EVENTS} WHERE id = 4")
@@ -158,6 +169,8 @@ def drop_a_whole_domain(db: Path, file: Path, _policies: PolicySet) -> None:
 
 ATTACKS = [
     Attack("edit a payload", edit_a_payload, "company", 4, Problem.EDITED),
+    Attack("store an edited payload as text", store_an_edited_payload_as_text, "company", 4, Problem.EDITED),
+    Attack("rewrite an originator id as text", rewrite_an_originator_as_text, "company", 4, Problem.EDITED),
     Attack("delete an event", delete_an_event, "company", 4, Problem.EVENT_MISSING),
     Attack("erase a refusal and its chain row", erase_a_refusal_with_its_chain_row, "company",
            REFUSAL, Problem.GAP),
