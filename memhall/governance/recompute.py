@@ -105,6 +105,9 @@ class _Scratch:
         self.names = [f"mhv_{prefix.removeprefix('mh_')}{spec.suffix}" for spec in specs]
         self.prefix = ("temp." if dialect == "sqlite" else "") + f"mhv_{prefix.removeprefix('mh_')}"
         cursor = db.cursor()
+        if dialect == "sqlite":
+            # up to 256 MB of scratch pages stay in memory (the default is 2 MB); beyond, a temp file
+            cursor.execute("PRAGMA temp.cache_size = -262144")
         for spec, scratch in zip(specs, self.names):
             qualified = ("temp." if dialect == "sqlite" else "") + scratch
             cursor.execute(f"DROP TABLE IF EXISTS {qualified}")
