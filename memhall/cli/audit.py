@@ -8,11 +8,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import click
-from sqlalchemy import Connection, inspect, select
+from sqlalchemy import Connection, inspect, select, text
 
 from memhall.audit import checkpoints, review
 from memhall.audit.checkpoints import DEFAULT_PATH, Checkpoint
 from memhall.audit.verify import BATCH, ChainReport, ChainSource, snapshot, verify_store
+from memhall.cli.beside import Beside
 from memhall.cli.context import App, emit, json_option, note
 from memhall.cli.options import BIGINT, LAYERS
 from memhall.cli.table import listing
@@ -60,11 +61,19 @@ def verify(app: App, path: Path | None, batch: int, fast: bool) -> None:
     path = path or _remembered(app, existing=True)
     if path is None and DEFAULT_PATH.is_file():
         path = DEFAULT_PATH
-    seen = _load(path) if path else []
-    _check_signatures(app, seen)
-    reports, _ = _verify(app, path, seen, incremental=False, batch=batch)
-    acts = _verify_acts(app, [r.domain for r in reports if r.ok])
-    models = [] if fast or not all(r.ok for r in reports) else _verify_models(app)
+    # a long log's read models are replayed in a second process while this one walks the chains;
+    # their verdict counts only if every chain holds
+    beside = None if fast else _models_beside(app)
+    try:
+        seen = _load(path) if path else []
+        _check_signatures(app, seen)
+        reports, _ = _verify(app, path, seen, incremental=False, batch=batch)
+        acts = _verify_acts(app, [r.domain for r in reports if r.ok])
+        models = [] if fast or not all(r.ok for r in reports) else (
+            beside.result() if beside is not None else _verify_models(app))
+    finally:
+        if beside is not None:
+            beside.close()
     ok = all(r.ok for r in reports) and all(m.ok for m in models) and all(a.ok for a in acts)
     if not seen and ok:
         note("WARNING: no checkpoint: truncation of the log, rollback to an older copy and a "
@@ -118,6 +127,34 @@ def _verify_models(app: App) -> list[ModelReport]:
         return verify_read_models(Streams(store))
     finally:
         store.dispose()
+
+
+#: from this many events (every stream together), the read models are checked beside the chains
+BESIDE_MIN = 20_000
+
+
+def _models_of(url: str) -> list[ModelReport]:
+    """`_verify_models`, in the process beside (it gets the store's URL, not the App)."""
+    store = Store(url)
+    try:
+        return verify_read_models(Streams(store))
+    finally:
+        store.dispose()
+
+
+def _models_beside(app: App) -> Beside[list[ModelReport]] | None:
+    """The read-model check started in a second process, if the log is long enough to pay
+    for it (counted from each chain's head row); else None."""
+    store = _open(app)
+    try:
+        with snapshot(store.read_engine) as conn:
+            tables = set(inspect(conn).get_table_names())
+            heads = [tables_for(d).head_name for d in _streams(conn, store)]
+            size = sum(int(conn.execute(text(f"SELECT position FROM {h}")).scalar() or 0)
+                       for h in heads if h in tables)
+    finally:
+        store.dispose()
+    return Beside(f"{__name__}:{_models_of.__name__}", store.url) if size >= BESIDE_MIN else None
 
 
 def _model_verdict(report: ModelReport) -> str:

@@ -1,0 +1,147 @@
+"""`audit verify` recomputes every read model from the log: each edit someone holding the
+store could make to what readers are served is found, named by table, key and column
+(SQLite and PostgreSQL; the full-text rows are SQLite's own)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+import pytest
+from click.testing import CliRunner
+from sqlalchemy import delete, insert, select, update
+
+from memhall.cli import audit as audit_cli
+from memhall.cli.context import App
+from memhall.cli.main import cli
+from memhall.domains.entry import draft
+from memhall.domains.errors import PolicyDeniedError
+from memhall.domains.values import Layer
+from memhall.governance import promotions
+from memhall.governance.hall import Hall
+from memhall.governance.recompute import ModelReport, verify_read_models
+from memhall.governance.tables import domains_table, tables_for
+
+T = tables_for("company")
+
+
+@dataclass(frozen=True)
+class History:
+    entry: UUID  # an L2 entry
+    nominated: UUID  # its open nomination
+    refusal: int  # the position of a refusal
+
+
+@pytest.fixture
+def history(hall: Hall) -> History:
+    entry = UUID(hall.write("codex", "company", draft(text="the build cache lives on the NAS", layer="L2")).entry_id)
+    hall.write("codex", "company", draft(text="deploys are on tuesdays", layer="L2"))
+    with pytest.raises(PolicyDeniedError):
+        hall.write("gemini", "company", draft(text="a seat may not write L2", layer="L2"))
+    with hall.store.read() as conn:
+        refusal = int(conn.execute(select(T.audit.c.position).where(T.audit.c.decision == "refused")).scalar_one())
+    nomination = promotions.nominate(hall, "claude", "company", entry, Layer.L3, "unchanged for months")
+    return History(entry, UUID(str(nomination.id)), refusal)
+
+
+def edit(hall: Hall, statement: Any) -> None:
+    with hall.store.write() as conn:
+        conn.execute(statement)
+
+
+def company(hall: Hall) -> ModelReport:
+    return {r.domain: r for r in verify_read_models(hall.streams)}["company"]
+
+
+@dataclass(frozen=True)
+class Tampering:
+    name: str
+    edit: Callable[[Hall, History], None]
+    table: str
+    key: Callable[[History], str]
+    column: str
+
+
+def forge_an_entry(hall: Hall, h: History) -> None:
+    with hall.store.write() as conn:
+        row = dict(conn.execute(select(T.entries).where(T.entries.c.id == str(h.entry))).mappings().one())
+        conn.execute(insert(T.entries).values({**row, "id": "00000000-0000-4000-8000-000000000001",
+                                               "idempotency_key": None, "text": "the owner approved everything"}))
+
+
+TAMPERINGS = [
+    Tampering("an entry's text changed", lambda hall, h: edit(hall, update(T.entries).where(
+        T.entries.c.id == str(h.entry)).values(text="the build cache is public")),
+        "mh_company_entries", lambda h: str(h.entry), "text"),
+    Tampering("an L2 entry's row set to L4", lambda hall, h: edit(hall, update(T.entries).where(
+        T.entries.c.id == str(h.entry)).values(layer="L4")),
+        "mh_company_entries", lambda h: str(h.entry), "layer"),
+    Tampering("an entry inserted outside the hall", forge_an_entry,
+              "mh_company_entries", lambda h: "00000000-0000-4000-8000-000000000001", "id"),
+    Tampering("a refusal rewritten as allowed", lambda hall, h: edit(hall, update(T.audit).where(
+        T.audit.c.position == h.refusal).values(decision="allowed")),
+        "mh_company_audit", lambda h: str(h.refusal), "decision"),
+    Tampering("a refusal's audit row deleted", lambda hall, h: edit(hall, delete(T.audit).where(
+        T.audit.c.position == h.refusal)),
+        "mh_company_audit", lambda h: str(h.refusal), "position"),
+    Tampering("reminders forged on a nomination", lambda hall, h: edit(hall, update(T.promotions).where(
+        T.promotions.c.id == str(h.nominated)).values(reminders=3)),
+        "mh_company_promotions", lambda h: str(h.nominated), "reminders"),
+    Tampering("who holds an entry rewritten", lambda hall, h: edit(hall, update(T.exposure).where(
+        T.exposure.c.entry_id == str(h.entry)).values(holder="gemini")),
+        "mh_company_exposure", lambda h: "", "holder"),
+]
+
+
+@pytest.mark.parametrize("tampering", TAMPERINGS, ids=[t.name for t in TAMPERINGS])
+def test_each_edit_of_a_read_model_is_named_by_table_key_and_column(
+        hall: Hall, history: History, tampering: Tampering) -> None:
+    assert company(hall).ok
+
+    tampering.edit(hall, history)
+
+    report = company(hall)
+    assert not report.ok and report.broken is not None
+    assert (report.broken.table, report.broken.column) == (tampering.table, tampering.column), report.broken
+    assert tampering.key(history) in report.broken.key
+
+
+def test_a_deleted_registry_row_is_found(hall: Hall, history: History) -> None:
+    edit(hall, delete(domains_table).where(domains_table.c.name == "family"))
+
+    broken = {r.domain: r.broken for r in verify_read_models(hall.streams, ["company", "family"])}
+
+    assert broken["company"] is None
+    assert broken["family"] is not None and (broken["family"].table, broken["family"].key) == ("mh_domains", "family")
+
+
+def test_a_full_text_row_edited_behind_the_entry_is_found(hall: Hall, history: History) -> None:
+    if hall.store.dialect != "sqlite":
+        pytest.skip("PostgreSQL indexes the entries table itself: it keeps no full-text rows")
+    with hall.store.write() as conn:
+        conn.exec_driver_sql("UPDATE mh_company_search SET body = 'the owner approved everything' "
+                             f"WHERE entry_id = '{history.entry}'")
+
+    report = company(hall)
+
+    assert report.broken is not None
+    assert (report.broken.table, report.broken.key, report.broken.column) == (
+        "mh_company_search", str(history.entry), "body")
+
+
+@pytest.mark.parametrize("beside", [False, True], ids=["in this process", "in a process beside"])
+def test_the_cli_gives_the_same_verdict_whether_or_not_the_read_models_are_checked_beside_the_chains(
+        hall: Hall, history: History, beside: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(audit_cli, "BESIDE_MIN", 0 if beside else 10**12)
+    args = ["--store", hall.store.url, "--as", "maki", "audit", "verify"]
+
+    intact = CliRunner().invoke(cli, args, obj=App())
+    edit(hall, update(T.entries).where(T.entries.c.id == str(history.entry)).values(text="forged"))
+    forged = CliRunner().invoke(cli, args, obj=App())
+
+    assert intact.exit_code == 0, intact.output
+    assert "company      OK      read models:" in intact.stdout
+    assert forged.exit_code == 4
+    assert f"mh_company_entries row {history.entry}, column text" in forged.stderr
