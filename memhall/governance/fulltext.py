@@ -17,8 +17,9 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import Any
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection
 
+from memhall.governance.store import raw
 from memhall.governance.tables import DomainTables
 
 #: the PostgreSQL document; the GIN index is built on exactly this expression
@@ -93,6 +94,17 @@ def _stemmer() -> Any:
     return Stemmer.Stemmer("porter")
 
 
+def _rows(conn: Connection, sql: str, params: dict[str, Any]) -> list[Any]:
+    """Rows of `sql` (with `:name` parameters) on the DBAPI connection under `conn`, in its
+    transaction: recall makes a handful of these reads per call, and SQLAlchemy's statement
+    handling cost as much as the smaller reads themselves."""
+    cursor = raw(conn).cursor()
+    if conn.dialect.name != "sqlite":  # psycopg's named parameters
+        sql = re.sub(r"(?<!:):([A-Za-z_]\w*)", r"%(\1)s", sql)
+    cursor.execute(sql, params)
+    return list(cursor.fetchall())
+
+
 def match(conn: Connection, tables: DomainTables, dialect: str, words: Sequence[str], *,
           any_word: bool = True, limit: int, holder: str | None = None,
           at: int | None = None) -> list[tuple[str, float]]:
@@ -105,14 +117,13 @@ def match(conn: Connection, tables: DomainTables, dialect: str, words: Sequence[
     params: dict[str, Any] = {"k": limit, "h": holder, "at": at}
     if dialect == "sqlite":
         params["q"] = (" OR " if any_word else " AND ").join(f'"{w}"' for w in words)
-        return [(str(r[0]), -float(r[1])) for r in conn.execute(text(_sqlite_sql(conn, tables, holder, at)),
-                                                                  params).all()]
+        return [(str(r[0]), -float(r[1])) for r in _rows(conn, _sqlite_sql(conn, tables, holder, at), params)]
     query = "to_tsquery('english', :q)"
     params["q"] = (" | " if any_word else " & ").join(words)
-    rows = conn.execute(text(
+    rows = _rows(conn,
         f"SELECT e.id, ts_rank({DOCUMENT}, {query}) AS score FROM {tables.entries.name} AS e "
         f"WHERE {DOCUMENT} @@ {query}{_scope_sql(tables, holder, at)} "
-        "ORDER BY score DESC, e.created_position LIMIT :k"), params).all()
+        "ORDER BY score DESC, e.created_position LIMIT :k", params)
     return [(str(r[0]), float(r[1])) for r in rows]
 
 
@@ -139,7 +150,7 @@ def _sqlite_sql(conn: Connection, tables: DomainTables, holder: str | None, at: 
 
 
 def _newest_entry(conn: Connection, tables: DomainTables) -> int:
-    found = conn.execute(text(f"SELECT max(created_position) FROM {tables.entries.name}")).scalar()
+    found = _rows(conn, f"SELECT max(created_position) FROM {tables.entries.name}", {})[0][0]
     return int(found or 0)
 
 
@@ -167,15 +178,15 @@ def document_counts(conn: Connection, tables: DomainTables, dialect: str,
     if dialect == "sqlite":
         by_stem = {stem(w): w for w in wanted}
         marks = ", ".join(f":t{i}" for i in range(len(by_stem)))
-        rows = conn.execute(text(f"SELECT term, doc FROM {vocabulary(tables)} WHERE term IN ({marks})"),
-                            {f"t{i}": s for i, s in enumerate(by_stem)}).all()
+        rows = _rows(conn, f"SELECT term, doc FROM {vocabulary(tables)} WHERE term IN ({marks})",
+                     {f"t{i}": s for i, s in enumerate(by_stem)})
         found = {str(r[0]): int(r[1]) for r in rows}
         return {w: found.get(stem(w), 0) for w in wanted}
     counts = {}
     for w in wanted:
-        counts[w] = int(conn.execute(text(
-            f"SELECT count(*) FROM {tables.entries.name} WHERE {DOCUMENT} @@ plainto_tsquery('english', :w)"),
-            {"w": w}).scalar_one())
+        counts[w] = int(_rows(
+            conn, f"SELECT count(*) FROM {tables.entries.name} WHERE {DOCUMENT} @@ plainto_tsquery('english', :w)",
+            {"w": w})[0][0])
     return counts
 
 
@@ -195,5 +206,5 @@ def _capped_counts(conn: Connection, tables: DomainTables, dialect: str, words: 
         source = tables.search_name if dialect == "sqlite" else tables.entries.name
         parts.append(f"SELECT {i} AS i, (SELECT count(*) FROM (SELECT 1 FROM {source} WHERE {where} "
                      f"LIMIT :cap) AS c{i}) AS n")
-    found = {int(r[0]): int(r[1]) for r in conn.execute(text(" UNION ALL ".join(parts)), params).all()}
+    found = {int(r[0]): int(r[1]) for r in _rows(conn, " UNION ALL ".join(parts), params)}
     return {w: found.get(asked.index(w), 0) if w in asked else 0 for w in words}

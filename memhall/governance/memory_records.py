@@ -243,7 +243,7 @@ def recent(conn: Connection, stream: DomainStream, scope: Scope, n: int, *,
                            + (" AND position < ?" if after is not None else "") + " ORDER BY position DESC LIMIT ?",
                            [scope.observer, *([after] if after is not None else []), 4 * n])
             ids = [str(r[1]) for r in rows]
-        found = by_ids(conn, stream, None, ids, with_reviews=False, text=False)
+        found = _lived(db, ids)
         seen = {r.id for r in lived}
         for ident in dict.fromkeys(ids):
             record = found.get(ident)
@@ -253,6 +253,23 @@ def recent(conn: Connection, stream: DomainStream, scope: Scope, n: int, *,
             break
         after = rows[-1][0]
     return lived[:n]
+
+
+def _lived(db: _Reader, ids: Sequence[str]) -> dict[str, MemoryRecord]:
+    """The memories among `ids` as the mood reads them: when they happened, their emotion,
+    their source (a recall reads a page of them, and whole records cost ten times more)."""
+    found: dict[str, MemoryRecord] = {}
+    for chunk in _chunks(ids):
+        for ident, occurred, key, author, emotion in db.rows(
+                f"SELECT e.id, e.occurred_at, e.idempotency_key, e.author, c.emotion FROM {db.p}entries e "
+                f"LEFT JOIN {db.p}encodings c ON c.entry_id = e.id WHERE e.id IN ({db.marks(len(chunk))})", chunk):
+            feeling = orjson.loads(emotion) if emotion else None
+            found[str(ident)] = constructed(
+                id=str(ident), text="", occurred_at=from_iso(occurred), source=source_of(key, str(author)),
+                emotion=_NEUTRAL if feeling is None else felt(
+                    float(feeling["valence"]), float(feeling["arousal"]), tuple(feeling["tags"]),
+                    float(feeling["significance"])))
+    return found
 
 
 def nudge_sums(conn: Connection, stream: DomainStream, holder: str,

@@ -123,11 +123,11 @@ def recall(hall: Hall, actor: str, domain: str, query: str, *, tags: Tags | None
         # The dynamics weigh the preconscious pool only (the relevant candidates a first
         # fusion ranks highest): their factors are bounded, so nothing from below it
         # could reach the handed few, and weighing is most of a recall's cost.
-        first = [s.id for s in fusion.fuse(pool) if s.relevant][:config.tiers.preconscious_min
-                                                                 if with_dynamics else 0]
+        fused = fusion.fuse(pool)
+        first = [s.id for s in fused if s.relevant][:config.tiers.preconscious_min if with_dynamics else 0]
         snap = dynamics_weights.read_snapshot(conn, stream, hall.gate, observer, first, config)
         weights = dynamics_weights.weigh(first, moment, snap, active=pool.entities)
-        ranked = fusion.fuse(pool, {i: w.factor for i, w in weights.items()})
+        ranked = fusion.reweighed(fused, {i: w.factor for i, w in weights.items()})
         verdict = abstention.judge(reader, asked, ranked)
     handed, reasons, used = _select(ranked, verdict, max_items, max_tokens)
     tiers = dynamics_weights.tiers([s.id for s in ranked], len(handed), config.tiers)

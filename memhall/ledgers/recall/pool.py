@@ -252,7 +252,9 @@ def position(conn: Connection, stream: DomainStream) -> int:
 def newest(conn: Connection, stream: DomainStream) -> int:
     """The newest event of the domain: a recall reads everything up to it (exposure moves
     with materializations, handoffs and recalls too)."""
-    row = conn.execute(text(f"SELECT max(id) FROM {stream.tables.events_name}")).first()
+    cursor = raw(conn).cursor()
+    cursor.execute(f"SELECT max(id) FROM {stream.tables.events_name}")
+    row = cursor.fetchone()
     return int(row[0]) if row and row[0] is not None else 0
 
 

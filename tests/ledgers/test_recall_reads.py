@@ -1,0 +1,58 @@
+"""Recall's cheaper reads give what the longer path gave: one fusion reweighed, the mood's light records."""
+
+from __future__ import annotations
+
+from memhall.domains.entry import Tags
+from memhall.governance import memory_records as records
+from memhall.governance.hall import Hall
+from memhall.governance.memory_records import Scope
+from memhall.ledgers.materialize import materialize
+from memhall.ledgers.recall import fusion
+from memhall.ledgers.recall.gather import gather
+from memhall.ledgers.recall.pool import Pool, Reader, newest
+from memhall.ledgers.recall.query import Query
+from tests.ledgers.conftest import Write
+
+
+def pool_of(hall: Hall, observer: str, text: str) -> Pool:
+    stream = hall.streams.stream("company")
+    with hall.store.read() as conn:
+        reader = Reader(conn, stream, hall.store.dialect, observer,
+                        Scope.of(hall.gate, observer, "company").whole, newest(conn, stream))
+        return gather(reader, Query.of(text, observer))
+
+
+def test_reweighing_one_fusion_orders_as_fusing_again_with_the_dynamics(write: Write, hall: Hall) -> None:
+    for n in range(6):
+        write(f"billing run {n} on friday", tags=Tags(topics=("billing",), people=("ren",) if n % 2 else ()))
+    write("the office plants need water", tags=Tags(topics=("plants",)))
+    pool = pool_of(hall, "codex", "when does billing run")
+    fused = fusion.fuse(pool)
+    relevant = [s.id for s in fused if s.relevant]
+    dynamics = {ident: 0.8 + 0.1 * index for index, ident in enumerate(relevant)}
+    dynamics[next(s.id for s in fused if not s.relevant)] = 5.0  # never lifts an irrelevant one
+
+    again = fusion.reweighed(fused, dynamics)
+
+    expected = fusion.fuse(pool, dynamics)
+    assert [(s.id, s.final, s.factors) for s in again] == [(s.id, s.final, s.factors) for s in expected]
+    assert [s.id for s in again] != [s.id for s in fused]
+
+
+def test_the_moods_recent_memories_carry_the_time_emotion_and_source_of_their_records(
+        write: Write, hall: Hall) -> None:
+    ids = [write(text) for text in ("the outage was a disaster and everyone was furious",
+                                    "we celebrated: the launch went wonderfully",
+                                    "billing runs on fridays")]
+    materialize(hall, "claude", "company", seat="gemini", task="the outage, the launch and billing")
+    stream = hall.streams.stream("company")
+
+    with hall.store.read() as conn:
+        seat = records.recent(conn, stream, Scope.of(hall.gate, "gemini", "company"), 20)
+        full = records.by_ids(conn, stream, None, ids, with_reviews=False)
+
+    assert sorted(r.id for r in seat) == sorted(ids)
+    for light in seat:
+        assert (light.occurred_at, light.emotion, light.source) == (
+            full[light.id].occurred_at, full[light.id].emotion, full[light.id].source)
+    assert any(r.emotion.valence != 0 for r in seat)
