@@ -18,7 +18,7 @@ from memhall.cli.context import App, emit, json_option, note
 from memhall.cli.options import BIGINT, LAYERS
 from memhall.cli.table import listing
 from memhall.domains.errors import AuditFailureError, InvalidValueError, MemhallError
-from memhall.governance.attestation import ActsReport, verify_acts
+from memhall.governance.attestation import ActsReport, adopted_signers, verify_acts
 from memhall.cli.signing import signer, signing_options
 from memhall.policies.acts import canonical_act
 from memhall.policies.files import read_policy_dir
@@ -219,17 +219,31 @@ def _signed(taken: list[Checkpoint], app: App) -> list[Checkpoint]:
 
 
 def _check_signatures(app: App, seen: list[Checkpoint]) -> None:
-    """A signed checkpoint line must verify against allowed_signers; a forged one fails the audit."""
+    """A signed checkpoint line must verify against the allowed_signers its domain had adopted
+    at that position (the copy in the log, not the policy folder, which whoever holds the
+    files can edit); a forged one fails the audit. A checkpoint of a stream whose tables are
+    gone is left to the chain check, which reports the stream missing."""
     signed = [c for c in seen if c.signature]
     if not signed:
         return
-    signers = AllowedSigners.of(read_policy_dir(app.policy_dir()))
-    for c in signed:
-        try:
-            verify_signature(canonical_act(c.signed()), str(c.signature), signers, str(c.by), at=c.at)
-        except MemhallError as error:
-            raise AuditFailureError(f"audit failed: the checkpoint of {c.domain} at position {c.position} "
-                                    f"signed by {c.by} does not verify: {error}") from None
+    store = _open(app)
+    try:
+        with snapshot(store.read_engine) as conn:
+            tables = set(inspect(conn).get_table_names())
+            for c in signed:
+                if tables_for(c.domain).events_name not in tables:
+                    continue
+                signers = adopted_signers(conn, c.domain, c.position)
+                try:
+                    if signers is None:
+                        raise MemhallError(f"{c.domain} had adopted no policy by position {c.position}")
+                    verify_signature(canonical_act(c.signed()), str(c.signature), signers, str(c.by), at=c.at)
+                except MemhallError as error:
+                    raise AuditFailureError(
+                        f"audit failed: the checkpoint of {c.domain} at position {c.position} signed by {c.by} "
+                        f"does not verify against the allowed_signers adopted then: {error}") from None
+    finally:
+        store.dispose()
 
 
 @audit.command("log")

@@ -20,7 +20,7 @@ from memhall.governance.seal import ADOPTED, OPENED, SIGNED_TOPICS
 from memhall.governance.tables import tables_for
 from memhall.policies.acts import event_act
 from memhall.policies.digest import digest_summary, policy_digest
-from memhall.policies.files import policy_source
+from memhall.policies.files import PolicySource, policy_source
 from memhall.policies.signers import AllowedSigners
 from memhall.policies.signing import verify
 
@@ -83,11 +83,8 @@ class _Walk:
 
     def _adopt(self, position: int, state: dict[str, object]) -> None:
         digest = str(state["digest"])
-        files = state.get("files")
-        blobs = files if isinstance(files, dict) else {}
         try:
-            source = policy_source(f"(adopted {digest_summary(digest)})", {
-                str(path): base64.b64decode(str(blob)) for path, blob in blobs.items()})
+            source = _adopted_source(state)
             self.signers[digest] = AllowedSigners.of(source)
             if policy_digest(source) != digest:
                 self.fail(position, f"the files adopted at {position} do not hash to the digest it names")
@@ -120,6 +117,30 @@ class _Walk:
         return ActsReport(domain=self.domain, ok=self.problem is None, pre_adoption=self.pre_adoption,
                           adoptions=self.adoptions, signatures=self.signatures, problem=self.problem,
                           position=self.position)
+
+
+def _adopted_source(state: dict[str, object]) -> PolicySource:
+    """The policy files an adoption (or a charter's opening) carries, as a policy source."""
+    files = state.get("files")
+    blobs = files if isinstance(files, dict) else {}
+    return policy_source(f"(adopted {digest_summary(str(state['digest']))})", {
+        str(path): base64.b64decode(str(blob)) for path, blob in blobs.items()})
+
+
+def adopted_signers(conn: Connection, domain: str, position: int) -> AllowedSigners | None:
+    """The allowed_signers of the policy `domain` had adopted at `position`, read from its last
+    adoption at or before it in the log (never from the policy folder on disk, which whoever
+    holds the files can edit); None if nothing was adopted by then."""
+    found = conn.execute(text(
+        f"SELECT state FROM {tables_for(domain).events_name} WHERE topic IN (:opened, :adopted) "
+        "AND id <= :position ORDER BY id DESC LIMIT 1"), {"opened": OPENED, "adopted": ADOPTED,
+                                                         "position": position}).scalar()
+    if found is None:
+        return None
+    try:
+        return AllowedSigners.of(_adopted_source(orjson.loads(bytes(found))))
+    except (PolicyConfigError, ValueError):
+        return None  # the acts check reports an adoption that cannot be read back
 
 
 def verify_acts(conn: Connection, domain: str) -> ActsReport:

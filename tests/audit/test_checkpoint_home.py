@@ -125,6 +125,7 @@ def test_a_checkpoint_taken_by_a_human_with_a_key_is_signed_and_a_forged_line_fa
     key = tmp_path / "maki_key"
     public = create_key_file(key, comment="memhall:maki")
     (folder / "memhall-policy" / "allowed_signers").write_text(f'maki namespaces="memhall" {public.openssh}\n')
+    assert run_cli(["--as", "maki", "policy", "adopt"], cwd=folder).returncode == 0
     file = folder / "memhall-audit" / "checkpoints.jsonl"
 
     taken = run_cli(["--as", "maki", "audit", "checkpoint", "--key", str(key)], cwd=folder)
@@ -137,3 +138,22 @@ def test_a_checkpoint_taken_by_a_human_with_a_key_is_signed_and_a_forged_line_fa
     file.write_text("".join(c.model_dump_json() + "\n" for c in forged))
     verified = run_cli(["audit", "verify"], cwd=folder)
     assert verified.returncode == 4 and "does not verify" in verified.stderr
+
+
+def test_a_checkpoint_signed_with_a_key_only_the_policy_folder_knows_fails_verify(tmp_path: Path) -> None:
+    """Whoever holds the files can add a key to allowed_signers on disk and sign forged lines
+    with it; verify checks them against the allowed_signers the domain adopted."""
+    from memhall.policies.sshkeys import create_key_file
+
+    folder = project(tmp_path, git=False)
+    key = tmp_path / "intruder_key"
+    public = create_key_file(key, comment="memhall:maki")
+    (folder / "memhall-policy" / "allowed_signers").write_text(f'maki namespaces="memhall" {public.openssh}\n')
+
+    taken = run_cli(["--as", "maki", "audit", "checkpoint", "--key", str(key)], cwd=folder)
+    assert taken.returncode == 0, taken.stderr
+    assert all(c.signature for c in checkpoints.load(folder / "memhall-audit" / "checkpoints.jsonl"))
+
+    verified = run_cli(["audit", "verify"], cwd=folder)
+    assert verified.returncode == 4, verified.stdout
+    assert "does not verify against the allowed_signers adopted then" in verified.stderr
