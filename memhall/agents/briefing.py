@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -65,16 +64,14 @@ SHOWN_IDS = 6
 SECTION_ITEMS = 40
 
 
-@dataclass
 class Section:
-    title: str
-    items: list[tuple[str, str]]  # (id, line)
-    empty: str = "(none)"
-    dropped: list[str] = field(default_factory=list)
+    """A titled list of (id, line) items; past SECTION_ITEMS, only their ids are kept (as dropped)."""
 
-    def __post_init__(self) -> None:
-        self.dropped = [ident for ident, _ in self.items[SECTION_ITEMS:]] + self.dropped
-        del self.items[SECTION_ITEMS:]
+    def __init__(self, title: str, items: list[tuple[str, str]], empty: str = "(none)",
+                 dropped: list[str] | None = None) -> None:
+        self.title, self.empty = title, empty
+        self.items = items[:SECTION_ITEMS]
+        self.dropped = [ident for ident, _ in items[SECTION_ITEMS:]] + (dropped or [])
 
     def lines(self) -> list[str]:
         out = [f"## {self.title}"]

@@ -13,9 +13,8 @@ import json
 import os
 import select
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, IO, NamedTuple
 
 from memhall.domains.errors import InvalidValueError
 
@@ -37,8 +36,7 @@ NATIVE_EVENTS: dict[str, dict[str, str]] = {
 STDIN_WAIT_S = 2.0
 
 
-@dataclass(frozen=True)
-class HookInput:
+class HookInput(NamedTuple):
     agent: str
     event: str
     session_id: str

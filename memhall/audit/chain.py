@@ -19,15 +19,14 @@ committed to git) catch those (see `checkpoints`).
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from typing import NamedTuple
 from uuid import UUID
 
 GENESIS = "0" * 64
 TAG_PREFIX = "memhall-chain-v1:"
 
 
-@dataclass(frozen=True)
-class ChainedEvent:
+class ChainedEvent(NamedTuple):
     """What the chain covers of one stored event."""
 
     position: int

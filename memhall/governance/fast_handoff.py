@@ -24,11 +24,10 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple, TYPE_CHECKING
 from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
 
 import orjson
@@ -79,8 +78,7 @@ def _decision_key(digest: str, actor: str, domain: str, action: str = HANDOFF) -
     return f"{digest}:{actor}:{action}:{domain}"
 
 
-@dataclass(frozen=True)
-class Cached:
+class Cached(NamedTuple):
     """An allowed answer: the rule that allowed it, the adopted policy it was decided under,
     and the version of the domain's charter then (an adoption, or a chair handed over or
     back, which changes what a backup chair may do, moves it)."""
@@ -135,8 +133,7 @@ def session_opened(ident: str, domain: str, actor: str, rule: str, now: datetime
     return NewEvent(UUID(ident), 1, "memhall.Session.Opened", state, orjson.dumps(state))
 
 
-@dataclass(frozen=True)
-class Charter:
+class Charter(NamedTuple):
     """A domain's charter as its events say: the digest it adopted last, and its version."""
 
     adopted: str
@@ -163,8 +160,7 @@ def connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-@dataclass(frozen=True)
-class Request:
+class Request(NamedTuple):
     store: Path
     policy_dir: Path | None
     actor: str
@@ -176,8 +172,7 @@ class Request:
     reuse: timedelta = timedelta(minutes=30)
 
 
-@dataclass(frozen=True)
-class Allowed:
+class Allowed(NamedTuple):
     """The store opened for a principal the policy in force allows (by its cached answers)."""
 
     conn: sqlite3.Connection

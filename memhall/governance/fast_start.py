@@ -20,10 +20,9 @@ Everything that can decline is read before the one write, the main path's
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from uuid import UUID
 
 import orjson
@@ -39,8 +38,7 @@ from memhall.governance.projection.schema import ENTRIES, from_sql
 SERVED = ("layer", "kind", "text", "author")
 
 
-@dataclass(frozen=True)
-class Start:
+class Start(NamedTuple):
     store: Path
     policy_dir: Path | None
     actor: str
@@ -51,8 +49,7 @@ class Start:
     loops: int = threads.HANDOFF_LOOPS
 
 
-@dataclass(frozen=True)
-class Started:
+class Started(NamedTuple):
     session_id: str
     #: the session was open already (a resumed or compacted agent session): nothing was written
     reused: bool

@@ -21,8 +21,7 @@ SQLAlchemy or pydantic.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 from uuid import UUID
 
 from memhall.audit.chain import GENESIS, ChainedEvent, link
@@ -32,8 +31,7 @@ from memhall.governance.projection.ops import State
 from memhall.governance.projection.schema import READ_MODELS
 
 
-@dataclass(frozen=True)
-class NewEvent:
+class NewEvent(NamedTuple):
     """An event ready to store: its state as the log keeps it, and those bytes."""
 
     originator_id: UUID

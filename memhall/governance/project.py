@@ -7,8 +7,8 @@ database at all.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from memhall.domains.errors import InvalidValueError
 
@@ -35,8 +35,7 @@ def find_project(cwd: Path | None = None) -> Path | None:
     return None
 
 
-@dataclass(frozen=True)
-class Defaults:
+class Defaults(NamedTuple):
     """What a project sets once so that an agent's commands stay short; a flag
     or an environment variable always wins over it."""
 

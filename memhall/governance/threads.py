@@ -15,8 +15,7 @@ Stdlib only (plus orjson): the same reads serve `memhall handoff` and
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from memhall.governance.projection.schema import ENTRIES, from_sql, iso
 
@@ -34,8 +33,7 @@ _PAGE = 200
 Row = dict[str, Any]
 
 
-@dataclass(frozen=True)
-class Reader:
+class Reader(NamedTuple):
     """One domain's read models on a DBAPI connection (qmark for sqlite3, format for psycopg)."""
 
     db: Any

@@ -10,9 +10,8 @@ SQLAlchemy or pydantic.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from memhall.domains.canon import canon_progress
 from memhall.domains.dynamics.incubation import asks, incubation_pool
@@ -97,8 +96,7 @@ def open_requests(reader: Reader, domain: str, now: datetime) -> list[dict[str, 
 # -- the incubation pool ------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Unsettled:
+class Unsettled(NamedTuple):
     """An entry as the pool rule reads it (`dynamics.incubation.Pooled`)."""
 
     id: str

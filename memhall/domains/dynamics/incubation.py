@@ -11,10 +11,9 @@ function of the records, so it is the same after a rebuild.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from memhall.domains.values import BeliefState, Kind, Status
 
@@ -26,8 +25,7 @@ class Unresolved(str, Enum):
     OPEN_QUESTION = "open-question"
 
 
-@dataclass(frozen=True, order=True)
-class IncubationItem:
+class IncubationItem(NamedTuple):
     since: datetime
     reason: Unresolved
     #: one memory, or the two that contradict each other (sorted)

@@ -14,9 +14,8 @@ here for every writer, so the stored bytes never depend on which writer ran.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -33,15 +32,13 @@ iso = lru_cache(maxsize=256)(moments.iso)
 TEXT, INT, POSITION, BOOL, TIME, JSON = "text", "int", "position", "bool", "time", "json"
 
 
-@dataclass(frozen=True)
-class Col:
+class Col(NamedTuple):
     name: str
     type: str = TEXT
     nullable: bool = True
 
 
-@dataclass(frozen=True)
-class TableSpec:
+class TableSpec(NamedTuple):
     """One read model: its name after the domain prefix, its key, columns and indexes."""
 
     suffix: str
