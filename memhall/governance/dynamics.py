@@ -92,7 +92,7 @@ def graph(hall: Hall, actor: str, domain: str, config: DynamicsConfig, *, entity
         raise InvalidValueError("hops must be between 1 and 3")
     stream, scope = _observer_scope(hall, actor, domain, observer, Action.SEARCH)
     moment = as_of or hall.clock()
-    with records.whole_domain():
+    with records.collector_paused():
         with hall.store.read() as conn:
             held_now = records.held_records(conn, stream, scope)
         weights = {r.id: retention_of(r, moment, config.forgetting).weight for r in held_now

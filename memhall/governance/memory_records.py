@@ -64,10 +64,12 @@ class Scope:
 
 
 @contextmanager
-def whole_domain() -> Iterator[None]:
-    """Around reading a whole domain and building its graph: the cyclic garbage collector
-    paused, as a million small acyclic objects (records, nodes, links) would otherwise
-    make it rescan the growing heap again and again (about half of a walk's time)."""
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused. Around reading a whole domain and building its
+    graph, as a million small acyclic objects (records, nodes, links) would otherwise
+    make it rescan the growing heap again and again (about half of a walk's time).
+    A recall pauses it too: its few thousand candidates, rows and records are acyclic
+    and gone when it returns, yet they set off collections while it runs."""
     was = gc.isenabled()
     gc.disable()
     try:
@@ -246,30 +248,38 @@ def recent(conn: Connection, stream: DomainStream, scope: Scope, n: int, *,
         found = _lived(db, ids)
         seen = {r.id for r in lived}
         for ident in dict.fromkeys(ids):
-            record = found.get(ident)
-            if record is not None and ident not in seen and not record.proposed_by_a_dynamic:
-                lived.append(record)
+            row = found.get(ident)
+            if row is None or ident in seen or source_of(row[2], str(row[3])) in SOURCES:
+                continue
+            lived.append(_mood_record(row))
+            if len(lived) >= n:
+                break
         if len(lived) >= n or not rows or len(rows) < (2 if scope.whole else 4) * n:
             break
         after = rows[-1][0]
     return lived[:n]
 
 
-def _lived(db: _Reader, ids: Sequence[str]) -> dict[str, MemoryRecord]:
-    """The memories among `ids` as the mood reads them: when they happened, their emotion,
-    their source (a recall reads a page of them, and whole records cost ten times more)."""
-    found: dict[str, MemoryRecord] = {}
+def _lived(db: _Reader, ids: Sequence[str]) -> dict[str, tuple[Any, ...]]:
+    """Rows of the memories among `ids` as the mood reads them: when they happened, their
+    emotion, their source (a recall reads a page of them; whole records cost ten times more)."""
+    found: dict[str, tuple[Any, ...]] = {}
     for chunk in _chunks(ids):
-        for ident, occurred, key, author, emotion in db.rows(
-                f"SELECT e.id, e.occurred_at, e.idempotency_key, e.author, c.emotion FROM {db.p}entries e "
-                f"LEFT JOIN {db.p}encodings c ON c.entry_id = e.id WHERE e.id IN ({db.marks(len(chunk))})", chunk):
-            feeling = orjson.loads(emotion) if emotion else None
-            found[str(ident)] = constructed(
-                id=str(ident), text="", occurred_at=from_iso(occurred), source=source_of(key, str(author)),
-                emotion=_NEUTRAL if feeling is None else felt(
-                    float(feeling["valence"]), float(feeling["arousal"]), tuple(feeling["tags"]),
-                    float(feeling["significance"])))
+        for row in db.rows(f"SELECT e.id, e.occurred_at, e.idempotency_key, e.author, c.emotion FROM {db.p}entries e "
+                           f"LEFT JOIN {db.p}encodings c ON c.entry_id = e.id WHERE e.id IN ({db.marks(len(chunk))})",
+                           chunk):
+            found[str(row[0])] = row
     return found
+
+
+def _mood_record(row: tuple[Any, ...]) -> MemoryRecord:
+    ident, occurred, key, author, emotion = row
+    feeling = orjson.loads(emotion) if emotion else None
+    return constructed(
+        id=str(ident), text="", occurred_at=from_iso(occurred), source=source_of(key, str(author)),
+        emotion=_NEUTRAL if feeling is None else felt(
+            float(feeling["valence"]), float(feeling["arousal"]), tuple(feeling["tags"]),
+            float(feeling["significance"])))
 
 
 def nudge_sums(conn: Connection, stream: DomainStream, holder: str,

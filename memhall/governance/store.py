@@ -22,6 +22,10 @@ from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.exc import OperationalError
 
 BUSY_TIMEOUT_S = 30
+#: page cache of a read connection, in KiB: SQLite's default 2 MB held less than one recall
+#: touches at 100k entries, so each read re-fetched the same index pages from the OS
+#: (counting the entries alone: 0.8 ms, 0.14 ms with the pages kept). Filled only as used.
+READ_CACHE_KIB = 65536
 #: after the busy timeout, how long a writer keeps retrying (with jitter) before it fails
 RETRY_S = 120
 def _sqlite_engine(url: str, *, immediate: bool) -> Engine:
@@ -38,6 +42,8 @@ def _sqlite_engine(url: str, *, immediate: bool) -> Engine:
         cursor.execute("PRAGMA journal_mode = WAL")
         cursor.execute("PRAGMA synchronous = FULL")
         cursor.execute("PRAGMA foreign_keys = ON")
+        if not immediate:
+            cursor.execute(f"PRAGMA cache_size = -{READ_CACHE_KIB}")
         cursor.close()
 
     @event.listens_for(engine, "begin")

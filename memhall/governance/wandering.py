@@ -83,7 +83,7 @@ def run(hall: Hall, actor: str, domain: str, config: DynamicsConfig, *, seed: in
         raise InvalidValueError("steps must be between 1 and 10000")
     stream, _ = hall.ask(actor, Action.SEARCH, domain)
     scope = records.Scope.of(hall.gate, actor, stream.name)
-    with records.whole_domain():
+    with records.collector_paused():
         return _walk(hall, actor, stream.name, scope, config, seed, steps, as_of, anyway)
 
 

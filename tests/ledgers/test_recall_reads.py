@@ -1,14 +1,21 @@
-"""Recall's cheaper reads give what the longer path gave: one fusion reweighed, the mood's light records."""
+"""Recall's cheaper reads give what the longer path gave: one fusion reweighed, the mood's light
+records; and what a recall leaves behind (the collector as it was, a read connection's page cache)."""
 
 from __future__ import annotations
+
+import gc
+
+import pytest
 
 from memhall.domains.entry import Tags
 from memhall.governance import memory_records as records
 from memhall.governance.hall import Hall
 from memhall.governance.memory_records import Scope
+from memhall.governance.store import READ_CACHE_KIB
 from memhall.ledgers.materialize import materialize
 from memhall.ledgers.recall import fusion
 from memhall.ledgers.recall.gather import gather
+from memhall.ledgers.recall.observer import recall
 from memhall.ledgers.recall.pool import Pool, Reader, newest
 from memhall.ledgers.recall.query import Query
 from tests.ledgers.conftest import Write
@@ -56,3 +63,40 @@ def test_the_moods_recent_memories_carry_the_time_emotion_and_source_of_their_re
         assert (light.occurred_at, light.emotion, light.source) == (
             full[light.id].occurred_at, full[light.id].emotion, full[light.id].source)
     assert any(r.emotion.valence != 0 for r in seat)
+
+
+def test_the_mood_reads_only_as_many_recent_memories_as_it_weighs(write: Write, hall: Hall) -> None:
+    ids = [write(f"billing note number {n}") for n in range(4)]
+    materialize(hall, "claude", "company", seat="gemini", task="billing notes")
+    stream = hall.streams.stream("company")
+
+    with hall.store.read() as conn:
+        two = records.recent(conn, stream, Scope.of(hall.gate, "gemini", "company"), 2)
+        every = records.recent(conn, stream, Scope.of(hall.gate, "gemini", "company"), 20)
+
+    assert len(two) == 2 and [r.id for r in two] == [r.id for r in every][:2]
+    assert sorted(r.id for r in every) == sorted(ids)
+
+
+def test_a_recall_leaves_the_garbage_collector_as_it_found_it(write: Write, hall: Hall) -> None:
+    write("billing runs on fridays")
+
+    recall(hall, "codex", "company", "billing", record=False)
+    gc.disable()
+    try:
+        recall(hall, "codex", "company", "billing", record=False)
+        still_off = not gc.isenabled()
+    finally:
+        gc.enable()
+
+    assert gc.isenabled() and still_off
+
+
+def test_a_sqlite_read_connection_keeps_more_pages_than_sqlites_default(hall: Hall) -> None:
+    if hall.store.dialect != "sqlite":
+        pytest.skip("a SQLite page cache")
+
+    with hall.store.read() as conn:
+        size = conn.exec_driver_sql("PRAGMA cache_size").scalar()
+
+    assert size == -READ_CACHE_KIB

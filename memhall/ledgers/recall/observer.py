@@ -20,7 +20,7 @@ from memhall.domains.errors import InvalidValueError
 from memhall.domains.recall import Recall
 from memhall.domains.values import principal_name
 from memhall.governance.hall import Hall
-from memhall.governance.memory_records import Scope
+from memhall.governance.memory_records import Scope, collector_paused
 from memhall.governance.views import View
 from memhall.ledgers import dynamics_weights
 from memhall.ledgers.budget import fact_tokens
@@ -101,6 +101,15 @@ def recall(hall: Hall, actor: str, domain: str, query: str, *, tags: Tags | None
     """Active memories the actor holds that are relevant to `query`, best first, within
     `max_items` and `max_tokens`; or an abstention. `with_dynamics=False` leaves the
     memory dynamics out of the order (for measuring what they change)."""
+    with collector_paused():
+        return _recall(hall, actor, domain, query, tags=tags, max_items=max_items, max_tokens=max_tokens,
+                       explain=explain, as_of=as_of, record=record, embedder=embedder, dynamics=dynamics,
+                       with_dynamics=with_dynamics)
+
+
+def _recall(hall: Hall, actor: str, domain: str, query: str, *, tags: Tags | None, max_items: int,
+            max_tokens: int, explain: bool, as_of: datetime | None, record: bool, embedder: Embedder | None,
+            dynamics: DynamicsConfig | None, with_dynamics: bool) -> Recalled:
     if not 1 <= max_items <= MAX_ITEMS:
         raise InvalidValueError(f"max_items must be between 1 and {MAX_ITEMS}")
     if not 1 <= max_tokens <= MAX_TOKENS:
