@@ -22,6 +22,7 @@ from memhall.governance.projection.apply import SqlBackend
 from memhall.governance.projection.schema import READ_MODELS, SEARCH, TableSpec, from_sql
 from memhall.governance.rebuild import events_of, replay
 from memhall.governance.store import raw
+from memhall.governance.streamed import Diverged, StreamingBackend, streamed
 from memhall.governance.streams import Streams
 from memhall.governance.tables import SYSTEM, domains_table
 
@@ -64,24 +65,40 @@ def verify_read_models(streams: Streams, domains: list[str] | None = None) -> li
 
 
 def _verify(streams: Streams, conn: Connection, name: str, registry: dict[str, Any]) -> ModelReport:
+    """The domain's verdict: first the fast way (the append-only read models compared as
+    streams); at the first divergence there, again the thorough way, which names the row."""
+    try:
+        return _verify_once(streams, conn, name, registry, streaming=True)
+    except Diverged:
+        return _verify_once(streams, conn, name, registry, streaming=False)
+
+
+def _verify_once(streams: Streams, conn: Connection, name: str, registry: dict[str, Any], *,
+                 streaming: bool) -> ModelReport:
     stream = streams.stream_of_tables(name)
     dialect = streams.store.dialect
     db = raw(conn)
     specs = [*READ_MODELS, *([SEARCH] if dialect == "sqlite" else [])]
-    scratch = _Scratch(db, dialect, stream.tables.prefix, specs)
+    direct = streamed(dialect) if streaming else ()
+    scratch = _Scratch(db, dialect, stream.tables.prefix, [s for s in specs if s not in direct])
+    backend = (StreamingBackend(db, dialect, scratch.prefix, stream.tables.prefix) if streaming
+               else SqlBackend(db, dialect, scratch.prefix))
     try:
-        backend = SqlBackend(db, dialect, scratch.prefix)
         events, opened = 0, []
         for rows in events_of(db, stream.tables.events_name, dialect):
             opened.extend(replay(rows, backend))
             events += len(rows)
-        checked = 0
+        checked = sum(backend.finish().values()) if isinstance(backend, StreamingBackend) else 0
         for spec in specs:
+            if spec in direct:
+                continue
             broken, seen = _compare(db, stream.tables.prefix + spec.suffix, scratch.prefix + spec.suffix, spec)
             checked += seen
             if broken is not None:
                 return ModelReport(domain=name, ok=False, events=events, rows=checked, broken=broken)
     finally:
+        if isinstance(backend, StreamingBackend):
+            backend.close()
         scratch.drop()
     for state in opened:
         row = registry.get(state["name"])

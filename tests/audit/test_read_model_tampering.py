@@ -52,7 +52,8 @@ def edit(hall: Hall, statement: Any) -> None:
 
 
 def company(hall: Hall) -> ModelReport:
-    return {r.domain: r for r in verify_read_models(hall.streams)}["company"]
+    [report] = verify_read_models(hall.streams, ["company"])
+    return report
 
 
 @dataclass(frozen=True)
@@ -145,3 +146,32 @@ def test_the_cli_gives_the_same_verdict_whether_or_not_the_read_models_are_check
     assert "company      OK      read models:" in intact.stdout
     assert forged.exit_code == 4
     assert f"mh_company_entries row {history.entry}, column text" in forged.stderr
+
+
+def test_an_untouched_log_is_verified_the_fast_way_and_an_edited_one_the_thorough_way(
+        hall: Hall, history: History, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The append-only read models (audit rows, exposure, full-text rows) are compared as
+    streams beside the replay; only a divergence there sends verify to the scratch copies.
+    If the fast way raised false alarms, every verify would quietly take the slow one."""
+    from memhall.governance import recompute
+
+    hall.write("codex", "company", draft(text="told the seat and the chair", layer="L2",
+                                         addressees=("gemini", "claude"), participants=("maki",)))
+    ways: list[bool] = []
+    thorough = recompute._verify_once
+
+    def recorded(*args: Any, streaming: bool) -> ModelReport:
+        ways.append(streaming)
+        return thorough(*args, streaming=streaming)
+
+    monkeypatch.setattr(recompute, "_verify_once", recorded)
+
+    assert company(hall).ok
+    assert ways == [True]
+
+    ways.clear()
+    edit(hall, update(T.exposure).where(T.exposure.c.holder == "gemini").values(via="wrote"))
+    report = company(hall)
+
+    assert ways == [True, False]
+    assert report.broken is not None and (report.broken.table, report.broken.column) == ("mh_company_exposure", "via")
