@@ -15,7 +15,7 @@ How each relation kind comes out of one memory (seed 001, layer 2):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
@@ -117,12 +117,13 @@ class TagGraph:
 
     @classmethod
     def build(cls, records: Iterable[MemoryRecord], *, weights: Mapping[str, float] | None = None,
-              insight_weight: float = 0.1) -> TagGraph:
+              insight_weight: float = 0.1, touching: Collection[Node] | None = None) -> TagGraph:
         """The graph of `records`; `weights` (memory id -> retrieval weight, 1 if absent)
-        scale each memory's edges, so faded memories pull a walk less."""
+        scale each memory's edges, so faded memories pull a walk less. With `touching`, only
+        the links of those nodes (one hop from them reads the same as in the whole graph)."""
         from memhall.domains.dynamics.linking import build_links
 
-        links, intensities = build_links(records, weights or {}, insight_weight)
+        links, intensities = build_links(records, weights or {}, insight_weight, touching)
         return cls(links=links, intensities=intensities)
 
     def nodes(self) -> list[Node]:

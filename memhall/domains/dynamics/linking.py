@@ -10,7 +10,7 @@ at the end. The result is the same as following the rules memory by memory.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from itertools import combinations
 
 from memhall.domains.dynamics.graph import (
@@ -52,9 +52,11 @@ def _key(a: int, b: int) -> int:
     return (a << _SHIFT) | b if a < b else (b << _SHIFT) | a
 
 
-def build_links(records: Iterable[MemoryRecord], weights: Mapping[str, float],
-                insight_weight: float) -> tuple[dict[Pair, Link], dict[Node, float]]:
-    """The links of `records` and each node's strongest emotional intensity."""
+def build_links(records: Iterable[MemoryRecord], weights: Mapping[str, float], insight_weight: float,
+                touching: Collection[Node] | None = None) -> tuple[dict[Pair, Link], dict[Node, float]]:
+    """The links of `records` and each node's strongest emotional intensity. With `touching`
+    (entity nodes), only the links with an end among them (and no intensities): what one hop from
+    them reads, in the same order and with the same weights as in the whole graph."""
     ordered = sorted(records, key=lambda r: r.id)
     numbers = _Numbers()
     entities: dict[str, tuple[list[int], int]] = {}
@@ -64,6 +66,8 @@ def build_links(records: Iterable[MemoryRecord], weights: Mapping[str, float],
                   + [numbers.of(NodeKind.TOPIC, t) for t in record.topics])
         entities[record.id] = (people + others, len(people))
     insights = {r.id for r in ordered if r.source == WANDERING}
+    ends = None if touching is None else {
+        number for n in touching if (number := numbers.tables[n.kind].get(n.name)) is not None}
     masks: dict[int, int] = defaultdict(int)
     behind: dict[int, list[str]] = defaultdict(list)
     totals: dict[int, float] = defaultdict(float)
@@ -80,9 +84,13 @@ def build_links(records: Iterable[MemoryRecord], weights: Mapping[str, float],
             found, touched = _relations(record, own, count, numbers, entities, insights)
             weight, intensity = weights.get(ident, 1.0), record.emotion.intensity
         for key, mask in found.items():
+            if ends is not None and key >> _SHIFT not in ends and key & _LOW not in ends:
+                continue
             masks[key] |= mask
             behind[key].append(ident)
             totals[key] += weight
+        if ends is not None:
+            continue
         for node in touched:
             if intensity >= felt.get(node, 0.0):
                 felt[node] = intensity

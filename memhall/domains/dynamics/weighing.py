@@ -131,7 +131,8 @@ def _activation(pool: Sequence[MemoryRecord], insights: Sequence[MemoryRecord], 
     lit = active_nodes(carriers, wanted)
     if not lit:
         return {}
-    graph = TagGraph.build(carriers, insight_weight=config.wandering.insight_weight)
+    # one hop reads only the links of the lit nodes: the rest of the graph is never built
+    graph = TagGraph.build(carriers, insight_weight=config.wandering.insight_weight, touching=lit)
     return boosts(pool, spread(graph, lit, config.activation))
 
 

@@ -72,3 +72,21 @@ def test_the_fast_build_is_the_reference_build(specs: list[tuple], weights: dict
     fast = TagGraph.build(built, weights=weights)
 
     assert fast == reference(built, weights)
+
+
+@settings(max_examples=150, deadline=None)
+@given(records, st.lists(names, min_size=1, max_size=3))
+def test_the_graph_around_some_nodes_gives_them_the_neighbours_the_whole_graph_does(
+        specs: list[tuple], around: list[str]) -> None:  # type: ignore[type-arg]
+    built = [memory(f"m{i}", at=at, valence=v, arousal=abs(v), feelings=tuple(feel), people=tuple(p),
+                    places=tuple(pl), topics=tuple(t), source=WANDERING if insight else "",
+                    causes=tuple(f"m{c}" for c in causes))
+             for i, (p, pl, t, feel, at, v, insight, causes) in enumerate(specs)]
+    nodes = [Node(kind, name) for name in around for kind in (NodeKind.PERSON, NodeKind.PLACE, NodeKind.TOPIC)]
+
+    part = TagGraph.build(built, touching=nodes)
+
+    whole = TagGraph.build(built)
+    for node in nodes:
+        assert list(part.neighbours(node).items()) == list(whole.neighbours(node).items())
+    assert all(x in nodes or y in nodes for x, y in part.links)
