@@ -3,6 +3,7 @@ records; and what a recall leaves behind (the collector as it was, a read connec
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 
 import pytest
@@ -16,7 +17,7 @@ from memhall.ledgers.materialize import materialize
 from memhall.ledgers.recall import fusion
 from memhall.ledgers.recall.gather import gather
 from memhall.ledgers.recall.observer import recall
-from memhall.ledgers.recall.pool import Pool, Reader, newest
+from memhall.ledgers.recall.pool import Candidate, Pool, Reader, newest
 from memhall.ledgers.recall.query import Query
 from tests.ledgers.conftest import Write
 
@@ -100,3 +101,16 @@ def test_a_sqlite_read_connection_keeps_more_pages_than_sqlites_default(hall: Ha
         size = conn.exec_driver_sql("PRAGMA cache_size").scalar()
 
     assert size == -READ_CACHE_KIB
+
+
+def test_a_candidate_read_from_its_row_is_the_candidate_built_field_by_field(write: Write, hall: Hall) -> None:
+    write("ren fixed the wifi", tags=Tags(people=("ren",), topics=("wifi",)))
+    pool = pool_of(hall, "codex", "wifi")
+    read = next(iter(pool.candidates.values()))
+
+    built = Candidate(**{f.name: getattr(read, f.name) for f in dataclasses.fields(Candidate)})
+
+    assert read == built and hash(read) == hash(built)
+    assert read.tags == frozenset({"ren", "wifi"}) and read.people == ("ren",)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        read.text = "changed"  # type: ignore[misc]

@@ -81,7 +81,10 @@ class Candidate:
          source_agent_id, claim_root_id, evidence_refs, session_id, people, places, topics,
          superseded_by, occurred_at, created_at, created_position) = row
         who = _json(people)
-        return cls(
+        # the fields set at once, not one object.__setattr__ each as a frozen dataclass's
+        # __init__ does (more than half of building one, and a recall builds a hundred)
+        made = object.__new__(cls)
+        made.__dict__.update(
             id=str(ident), layer=layer, kind=kind, text=text_, interpretation=interpretation,
             author=author, status=status, state=state, confidence=int(confidence),
             source_kind=source_kind, source_agent_id=source_agent_id, claim_root_id=claim_root_id,
@@ -90,6 +93,7 @@ class Candidate:
             occurred_at=moment(occurred_at), created_at=moment(created_at),
             created_position=int(created_position),
         )
+        return made
 
 
 def moment(stored: str) -> datetime:
