@@ -30,9 +30,8 @@ from types import SimpleNamespace
 from typing import Any, NamedTuple, TYPE_CHECKING
 from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
 
-import orjson
-
 from memhall.governance import threads, waiting
+from memhall.governance.projection import codec
 from memhall.governance.waiting import json_time
 
 __all__ = ["json_time"]
@@ -90,8 +89,8 @@ class Cached(NamedTuple):
 
 def cached_decision(store: Path, digest: str, actor: str, domain: str, action: str = HANDOFF) -> Cached | None:
     try:
-        cached = orjson.loads(cache_file(store).read_bytes())
-    except (OSError, orjson.JSONDecodeError):
+        cached = codec.loads(cache_file(store).read_bytes())
+    except (OSError, ValueError):
         return None
     found = cached.get(_decision_key(digest, actor, domain, action)) if isinstance(cached, dict) else None
     if (not isinstance(found, dict) or not found.get("rule") or not found.get("policy")
@@ -104,14 +103,14 @@ def remember(store: Path, digest: str, actor: str, domain: str, decided: Cached,
     """Cache an allowed handoff decision (atomically: a reader sees the old file or the new)."""
     path = cache_file(store)
     try:
-        cached = orjson.loads(path.read_bytes())
-    except (OSError, orjson.JSONDecodeError):
+        cached = codec.loads(path.read_bytes())
+    except (OSError, ValueError):
         cached = {}
     cached = {k: v for k, v in cached.items() if k.startswith(digest)} if isinstance(cached, dict) else {}
     cached[_decision_key(digest, actor, domain, action)] = {"rule": decided.rule, "policy": decided.policy,
                                                             "charter": decided.charter}
     scratch = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    scratch.write_bytes(orjson.dumps(cached))
+    scratch.write_bytes(codec.dumps(cached))
     os.replace(scratch, path)
 
 
@@ -130,7 +129,7 @@ def session_opened(ident: str, domain: str, actor: str, rule: str, now: datetime
     state = {"originator_id": ident, "originator_version": 1, "timestamp": json_time(now),
              "originator_topic": "memhall.Session", "actor": actor, "rule": rule, "policy": policy,
              "signature": "", "domain": domain, "principal": actor, "handed": list(handed)}
-    return NewEvent(UUID(ident), 1, "memhall.Session.Opened", state, orjson.dumps(state))
+    return NewEvent(UUID(ident), 1, "memhall.Session.Opened", state, codec.dumps(state))
 
 
 class Charter(NamedTuple):
@@ -149,7 +148,7 @@ def charter_of(reader: threads.Reader, domain: str) -> Charter:
             "ORDER BY originator_version", [charter.bytes]):
         version = int(number)
         if topic in ("memhall.Charter.Opened", "memhall.Policy.Adopted"):
-            adopted = str(orjson.loads(data)["digest"])
+            adopted = str(codec.loads(data)["digest"])
     return Charter(adopted, version)
 
 

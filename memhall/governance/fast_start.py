@@ -25,12 +25,10 @@ from pathlib import Path
 from typing import Any, NamedTuple
 from uuid import UUID
 
-import orjson
-
 from memhall.governance import fast_handoff, threads
 from memhall.governance.journal import Journal
 from memhall.governance.keyed import GENERATIONS, keyed_ids
-from memhall.governance.projection import ops_for
+from memhall.governance.projection import codec, ops_for
 from memhall.governance.projection.apply import MemoryBackend, Projector
 from memhall.governance.projection.schema import ENTRIES, from_sql
 
@@ -100,7 +98,7 @@ def _as_logged(reader: threads.Reader, journal: Journal, row: dict[str, Any]) ->
     backend = MemoryBackend()
     projector = Projector(backend)
     for _, topic, data in journal.load(reader.db, ident):
-        projector.apply(ops_for(topic, orjson.loads(data), 0))
+        projector.apply(ops_for(topic, codec.loads(data), 0))
     projector.flush()
     logged = backend.tables.get("entries", {}).get(row["id"])
     return (logged is not None and logged["status"] == "active"

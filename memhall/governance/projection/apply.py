@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable
 from operator import itemgetter
 from typing import Any, Protocol
 
-from orjson import dumps
 
+from memhall.governance.projection.codec import dumps
 from memhall.governance.projection.ops import Insert, Merge, Op, Update
 from memhall.governance.projection.schema import BY_SUFFIX, JSON, TableSpec, from_sql, json_text, to_sql
 
@@ -250,4 +250,4 @@ class MemoryBackend:
 
 def _canonical(spec: TableSpec, row: dict[str, Any]) -> dict[str, Any]:
     """A row as it reads back from SQL (JSON round-tripped), for exact comparison."""
-    return from_sql(spec, to_sql(spec, row))
+    return from_sql(spec, to_sql(spec, row, stored=False))

@@ -17,10 +17,9 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-import orjson
-
 from memhall.domains import moments
 from memhall.domains.moments import from_iso
+from memhall.governance.projection import codec
 
 __all__ = ["from_iso", "iso"]
 
@@ -202,13 +201,15 @@ READ_MODELS: tuple[TableSpec, ...] = (ENTRIES, SESSIONS, PROMOTIONS, REQUESTS, M
 BY_SUFFIX = {spec.suffix: spec for spec in (*READ_MODELS, SEARCH)}
 
 
-def json_text(value: Any) -> str:
-    return orjson.dumps(value).decode()
+def json_text(value: Any, *, stored: bool = True) -> str:
+    """The compact JSON text stored for `value` (`codec.dumps`)."""
+    return codec.dumps(value, stored=stored).decode()
 
 
-def to_sql(spec: TableSpec, row: dict[str, Any]) -> tuple[Any, ...]:
-    """A row's values in column order, as stored (JSON as text)."""
-    return tuple(json_text(row[c.name]) if c.type == JSON else row[c.name] for c in spec.columns)
+def to_sql(spec: TableSpec, row: dict[str, Any], *, stored: bool = True) -> tuple[Any, ...]:
+    """A row's values in column order, as stored (JSON as text); without `stored`, text that
+    is only decoded again (`codec.dumps`)."""
+    return tuple(json_text(row[c.name], stored=stored) if c.type == JSON else row[c.name] for c in spec.columns)
 
 
 def from_sql(spec: TableSpec, values: tuple[Any, ...] | list[Any]) -> dict[str, Any]:
@@ -218,7 +219,7 @@ def from_sql(spec: TableSpec, values: tuple[Any, ...] | list[Any]) -> dict[str, 
         if value is None:
             row[col.name] = None
         elif col.type == JSON:
-            row[col.name] = orjson.loads(value)
+            row[col.name] = codec.loads(value)
         elif col.type == BOOL:
             row[col.name] = bool(value)
         elif col.type in (INT, POSITION):
