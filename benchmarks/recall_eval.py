@@ -11,6 +11,7 @@ Needs the eval extra: pip install -e '.[eval]'.
     python benchmarks/recall_eval.py --dataset locomo --locomo data/locomo10.zip
     python benchmarks/recall_eval.py --dataset perltqa --perltqa PerLTQA/Dataset/en_v2
     python benchmarks/recall_eval.py --size 100000 --systems fts,fused   # latency at 100k
+    python benchmarks/recall_eval.py --size 100000 --keep DIR --repeat 3    # steadier latency
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", type=int, default=0, help="pad each store with N distractor entries")
     parser.add_argument("--systems", default=",".join(SYSTEMS),
                         help=f"comma-separated, from: {', '.join(SYSTEMS)}")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="ask each question N times in a row: the first answer is scored, its latency "
+                             "is the median of the N (steadier on a shared machine)")
     parser.add_argument("--json", action="store_true", help="print the scores as JSON")
     parser.add_argument("--keep", type=Path, help="keep the stores here (a later run with the same data reopens them) instead of a temp dir")
     args = parser.parse_args(argv)
@@ -46,13 +50,15 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [s for s in systems if s not in SYSTEMS]
     if unknown or not systems:
         parser.error(f"unknown system {', '.join(unknown) or '(none)'}; choose from {', '.join(SYSTEMS)}")
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
     dataset = _load(parser, args).limited(args.limit)
     if not dataset.questions:
         parser.error("no questions to ask")
     with tempfile.TemporaryDirectory(prefix="recall-eval-") as scratch:
         folder = args.keep or Path(scratch)
         folder.mkdir(parents=True, exist_ok=True)
-        report = evaluate(dataset, systems, folder, distractors=args.size,
+        report = evaluate(dataset, systems, folder, distractors=args.size, repeat=args.repeat,
                           progress=lambda line: print(line, file=sys.stderr))
     print(json.dumps(as_json(report), indent=2) if args.json else table(report))
     return 0

@@ -44,6 +44,20 @@ def test_the_json_output_carries_every_score_of_every_system() -> None:
             "p95_ms", "cpu_p50_ms", "cpu_p95_ms", "by_type"} <= set(scores)
 
 
+def test_repeat_asks_each_question_again_for_its_latency_and_scores_the_same_answers() -> None:
+    def scores(*extra: str) -> dict[str, object]:
+        run = subprocess.run([sys.executable, str(SCRIPT), "--limit", "10", "--systems", "fts", "--json", *extra],
+                             capture_output=True, text=True, timeout=300, check=True)
+        return dict(json.loads(run.stdout))
+
+    once, thrice = scores(), scores("--repeat", "3")
+
+    assert (once["repeat"], thrice["repeat"]) == (1, 3)
+    quality = ("R@1", "R@5", "R@10", "abstain_precision", "abstain_recall", "leak@5")
+    fts_once, fts_thrice = once["systems"]["fts"], thrice["systems"]["fts"]  # type: ignore[index]
+    assert {k: fts_once[k] for k in quality} == {k: fts_thrice[k] for k in quality}
+
+
 def test_an_unknown_system_is_a_usage_error() -> None:
     run = subprocess.run([sys.executable, str(SCRIPT), "--systems", "oracle"],
                          capture_output=True, text=True, timeout=60, check=False)
