@@ -84,7 +84,8 @@ def stem(word: str) -> str:
 
 
 def stems(text_: str) -> set[str]:
-    return {stem(w) for w in _WORD.findall(text_.casefold())}
+    """The porter stems of a text's words (one call into the stemmer for all of them)."""
+    return set(_stemmer().stemWords(_WORD.findall(text_.casefold())))
 
 
 @cache

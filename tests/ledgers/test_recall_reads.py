@@ -9,6 +9,7 @@ import gc
 import pytest
 
 from memhall.domains.entry import Tags
+from memhall.governance import fulltext
 from memhall.governance import memory_records as records
 from memhall.governance.hall import Hall
 from memhall.governance.memory_records import Scope
@@ -114,3 +115,12 @@ def test_a_candidate_read_from_its_row_is_the_candidate_built_field_by_field(wri
     assert read.tags == frozenset({"ren", "wifi"}) and read.people == ("ren",)
     with pytest.raises(dataclasses.FrozenInstanceError):
         read.text = "changed"  # type: ignore[misc]
+
+
+def test_a_texts_stems_are_the_stems_of_its_words_one_by_one() -> None:
+    text = "Maki PAINTED the sunrises; Müller's café runs 2026 jobs, Straße naïvely"
+
+    found = fulltext.stems(text)
+
+    assert found == {fulltext.stem(w) for w in fulltext.words_of(text)}
+    assert {"paint", "sunris", "run"} <= found
