@@ -23,7 +23,7 @@ position (later first) — never by id, so a re-run gives the same order.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from memhall.ledgers.recall import (
     active_intent,
@@ -105,7 +105,7 @@ def reweighed(ranked: Sequence[Scored], dynamics: Mapping[str, float]) -> list[S
             product = 1.0
             for value in factors.values():
                 product *= value
-            s = replace(s, final=s.fused * product, factors=factors)
+            s = Scored(s.candidate, s.channels, s.fused, s.salience, s.recency, s.fused * product, factors)
         out.append(s)
     return sorted(out, key=order)
 
