@@ -1,17 +1,16 @@
 """The hall: use cases over per-domain streams, each asking the policy first.
 
-Every use case follows one shape: open a write transaction (the write lock is
-taken up front), read the facts the policy needs from the store, ask the
-policy, act on the aggregates, save. A refusal is saved as an event in the
-same transaction and committed before the caller sees the error, so every
-refused action stays in the log.
+Every use case follows one shape: open a write transaction (the write lock is taken
+up front), read the facts the policy needs, ask the policy, act on the aggregates,
+save. A refusal is saved as an event in the same transaction and committed before
+the caller sees the error, so every refused action stays in the log.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from datetime import datetime, timezone
 from typing import Any, NoReturn, TypeVar
 from uuid import UUID
@@ -93,7 +92,8 @@ class Hall:
         Given a stream, it holds that domain's lock from its first statement,
         so whatever the use case reads cannot change before it saves."""
         refused: Refused | None = None
-        with self.store.write() as session:
+        pin = self.seal.locked(stream.name) if self.seal is not None and stream is not None else nullcontext()
+        with self.store.write() as session, pin:
             if stream is not None:
                 stream.lock(session)
             try:

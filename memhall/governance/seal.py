@@ -12,7 +12,9 @@ adopted allowed_signers is signed, or refused.
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import cached_property
 from typing import TYPE_CHECKING
 from uuid import UUID
@@ -78,6 +80,9 @@ class Seal:
         #: (the adopted digest, the chair), and decoding its events is most of a write's CPU
         self._read: dict[str, tuple[tuple[int, bytes], Charter | None]] = {}
         self._ids: dict[str, UUID] = {}
+        #: per thread, the domains whose lock it holds, and those of them whose charter it has
+        #: read under that lock (nobody else can append to the domain until it commits)
+        self._locked = threading.local()
 
     @cached_property
     def signers(self) -> AllowedSigners:
@@ -93,20 +98,39 @@ class Seal:
             return None
         return found
 
+    @contextmanager
+    def locked(self, domain: str) -> Iterator[None]:
+        """While this thread holds `domain`'s write lock: its charter, once read under the
+        lock, is not read again (a write asks for it several times) until this thread
+        appends to it or lets the lock go."""
+        held: dict[str, tuple[Charter | None] | None] = self._locked.__dict__.setdefault("held", {})
+        held[domain] = None
+        try:
+            yield
+        finally:
+            held.pop(domain, None)
+
     def current(self, stream: DomainStream) -> Charter | None:
         """The domain's charter as the log has it now (in this transaction, if any), to
         read and never to act on: rebuilt only when its last stored event is another one
         (compared by version and bytes, so neither a rolled-back adoption nor an edited
         event is taken for the stored one)."""
+        held: dict[str, tuple[Charter | None] | None] = self._locked.__dict__.get("held", {})
+        pinned = held.get(stream.name)
+        if pinned is not None:
+            return pinned[0]
         ident = self._charter_id(stream.name)
         with stream.store.read() as conn:
             # the last event first: a charter adopted between the two reads is read again next time
             last = stream.journal.last(raw(conn), ident)
             known = self._read.get(stream.name)
             if known is not None and known[0] == last:
-                return known[1]
-            charter = self.charter(stream) if last[0] else None
-        self._read[stream.name] = (last, charter)
+                charter = known[1]
+            else:
+                charter = self.charter(stream) if last[0] else None
+                self._read[stream.name] = (last, charter)
+        if stream.name in held:
+            held[stream.name] = (charter,)  # read under the lock: good until this thread appends to it
         return charter
 
     def _charter_id(self, domain: str) -> UUID:
@@ -162,6 +186,9 @@ class Seal:
                 adopted = str(state["digest"])
             sealed.append(NewEvent(event.originator_id, event.version, event.topic, state,
                                    stream.mapper.transcoder.encode(state)))
+        held: dict[str, tuple[Charter | None] | None] = self._locked.__dict__.get("held", {})
+        if held.get(stream.name) and any(e.originator_id == self._charter_id(stream.name) for e in sealed):
+            held[stream.name] = None  # the charter moves in this transaction: read it again
         return sealed
 
     def _allowed_unadopted(self, event: NewEvent) -> bool:

@@ -19,13 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DisconnectionError, OperationalError
 
 BUSY_TIMEOUT_S = 30
 #: page cache of a read connection, in KiB: SQLite's default 2 MB held less than one recall
 #: touches at 100k entries, so each read re-fetched the same index pages from the OS
 #: (counting the entries alone: 0.8 ms, 0.14 ms with the pages kept). Filled only as used.
 READ_CACHE_KIB = 65536
+#: a pooled PostgreSQL connection idle longer than this is pinged before it is used again
+IDLE_PING_S = 10.0
 #: after the busy timeout, how long a writer keeps retrying (with jitter) before it fails
 RETRY_S = 120
 def _sqlite_engine(url: str, *, immediate: bool) -> Engine:
@@ -74,7 +76,24 @@ def _begin_immediate(connection: Connection) -> None:
 
 
 def _postgres_engine(url: str) -> Engine:
-    engine = create_engine(url, pool_pre_ping=True)
+    engine = create_engine(url)
+
+    @event.listens_for(engine, "checkin")
+    def _on_checkin(_dbapi_connection: Any, record: Any) -> None:
+        record.info["idle_since"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _on_checkout(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        # A pooled connection idle for a while is pinged before use, and replaced if the
+        # server dropped it; one just checked in is not (a ping is a round trip per write).
+        since = record.info.get("idle_since")
+        if since is not None and time.monotonic() - since > IDLE_PING_S:
+            try:
+                alive = engine.dialect.do_ping(dbapi_connection)
+            except Exception as error:  # noqa: BLE001 - whatever the driver raises, the connection is gone
+                raise DisconnectionError(str(error)) from error
+            if not alive:
+                raise DisconnectionError("the server closed the connection")
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
