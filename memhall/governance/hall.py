@@ -92,10 +92,7 @@ class Hall:
         Given a stream, it holds that domain's lock from its first statement,
         so whatever the use case reads cannot change before it saves."""
         refused: Refused | None = None
-        pin = self.seal.locked(stream.name) if self.seal is not None and stream is not None else nullcontext()
-        with self.store.write() as session, pin:
-            if stream is not None:
-                stream.lock(session)
+        with self.store.write() as session, stream.locked(session) if stream is not None else nullcontext():
             try:
                 yield session
             except Refused as error:

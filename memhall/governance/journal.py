@@ -20,7 +20,8 @@ SQLAlchemy or pydantic.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, NamedTuple
 from uuid import UUID
 
@@ -52,6 +53,8 @@ class Journal:
     def __init__(self, domain: str, dialect: str) -> None:
         self.domain = domain
         self.dialect = dialect
+        #: per connection holding the domain's lock (`held`): (connection, position, head)
+        self._held: dict[int, tuple[Any, int, str]] = {}
         self.prefix = f"mh_{domain}_"
         self.events_table = self.prefix + "events"
         self.chain_table = self.prefix + "chain"
@@ -68,6 +71,22 @@ class Journal:
         self._last_sql = (f"SELECT originator_version, state FROM {self.events_table} "
                           f"WHERE originator_id = {m} ORDER BY originator_version DESC LIMIT 1")
 
+    @contextmanager
+    def held(self, connection: Any) -> Iterator[None]:
+        """Lock the domain (`head`) for the rest of the caller's transaction on `connection`;
+        until this exits, appends on it take the head from here, not from another query
+        (nobody else can move it while the lock is held)."""
+        key = id(connection)
+        before = self._held.get(key)
+        self._held[key] = (connection, *self.head(connection))
+        try:
+            yield
+        finally:
+            if before is None:
+                self._held.pop(key, None)
+            else:
+                self._held[key] = before
+
     def head(self, connection: Any) -> tuple[int, str]:
         """The last position and chain head; on PostgreSQL this locks the domain."""
         cursor = connection.cursor()
@@ -81,7 +100,8 @@ class Journal:
         """Store, chain and project `events` in the caller's transaction; their positions."""
         if not events:
             return []
-        position, head = self.head(connection)
+        held = self._held.get(id(connection))
+        position, head = held[1:] if held is not None and held[0] is connection else self.head(connection)
         stored, links, positions = [], [], []
         for event in events:
             position += 1
@@ -103,6 +123,8 @@ class Journal:
         else:
             with connection.pipeline():  # one round trip for the whole write, not one per statement
                 self._store(connection, stored, links, position, head, events, positions, copy=False)
+        if held is not None and held[0] is connection:
+            self._held[id(connection)] = (connection, position, head)
         return positions
 
     def _store(self, connection: Any, stored: list[tuple[Any, ...]], links: list[tuple[int, str]],

@@ -3,7 +3,8 @@ their new events to the journal (events, chain and projections together)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, nullcontext
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, TypeVar
 from uuid import UUID, uuid4
@@ -84,6 +85,14 @@ class DomainStream:
         so facts read for the policy and for dedup cannot go stale before the
         save (SQLite already holds its write lock; PostgreSQL locks the head row)."""
         self.journal.head(raw(conn))
+
+    @contextmanager
+    def locked(self, conn: Connection) -> Iterator[None]:
+        """`lock`, for the rest of the transaction: meanwhile the chain head and the charter,
+        read once under the lock, are not read again (a write needs each several times)."""
+        with self.seal.locked(self.name) if self.seal is not None else nullcontext(), \
+                self.journal.held(raw(conn)):
+            yield
 
     def get(self, aggregate_id: UUID, what: str = "entry", *, kind: type[A] | None = None) -> Any:
         """An aggregate rebuilt from its events, read in the current write
