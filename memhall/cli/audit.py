@@ -26,7 +26,7 @@ from memhall.policies.signers import AllowedSigners
 from memhall.policies.signing import verify as verify_signature
 from memhall.governance.settings import checkpoint_file, remember_checkpoints
 from memhall.governance.location import locate, require_registry
-from memhall.governance.recompute import ModelReport, verify_read_models
+from memhall.governance.recompute import ModelReport, models_of, verify_read_models
 from memhall.governance.store import Store
 from memhall.governance.streams import Streams
 from memhall.governance.tables import SYSTEM, domains_table, store_table, tables_for
@@ -133,15 +133,6 @@ def _verify_models(app: App) -> list[ModelReport]:
 BESIDE_MIN = 20_000
 
 
-def _models_of(url: str) -> list[ModelReport]:
-    """`_verify_models`, in the process beside (it gets the store's URL, not the App)."""
-    store = Store(url)
-    try:
-        return verify_read_models(Streams(store))
-    finally:
-        store.dispose()
-
-
 def _models_beside(app: App) -> Beside[list[ModelReport]] | None:
     """The read-model check started in a second process, if the log is long enough to pay
     for it (counted from each chain's head row); else None."""
@@ -154,7 +145,7 @@ def _models_beside(app: App) -> Beside[list[ModelReport]] | None:
                        for h in heads if h in tables)
     finally:
         store.dispose()
-    return Beside(f"{__name__}:{_models_of.__name__}", store.url) if size >= BESIDE_MIN else None
+    return Beside(f"{models_of.__module__}:{models_of.__name__}", store.url) if size >= BESIDE_MIN else None
 
 
 def _model_verdict(report: ModelReport) -> str:

@@ -64,6 +64,18 @@ def verify_read_models(streams: Streams, domains: list[str] | None = None) -> li
     return reports
 
 
+def models_of(url: str) -> list[ModelReport]:
+    """`verify_read_models` of every stream of the store at `url` (what `audit verify` runs in
+    a process beside the chain walk: it imports this module, not the CLI)."""
+    from memhall.governance.store import Store
+
+    store = Store(url)
+    try:
+        return verify_read_models(Streams(store))
+    finally:
+        store.dispose()
+
+
 def _verify(streams: Streams, conn: Connection, name: str, registry: dict[str, Any]) -> ModelReport:
     """The domain's verdict: first the fast way (the append-only read models compared as
     streams); at the first divergence there, again the thorough way, which names the row."""
