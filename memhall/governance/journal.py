@@ -77,15 +77,13 @@ class Journal:
         until this exits, appends on it take the head from here, not from another query
         (nobody else can move it while the lock is held)."""
         key = id(connection)
-        before = self._held.get(key)
-        self._held[key] = (connection, *self.head(connection))
+        outer = key in self._held  # a nested use joins the outer transaction: the head it keeps
+        self._held[key] = (connection, *self.head(connection))  # is the latest, for the outer too
         try:
             yield
         finally:
-            if before is None:
+            if not outer:
                 self._held.pop(key, None)
-            else:
-                self._held[key] = before
 
     def head(self, connection: Any) -> tuple[int, str]:
         """The last position and chain head; on PostgreSQL this locks the domain."""
