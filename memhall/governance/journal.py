@@ -138,8 +138,10 @@ class Journal:
             cursor.executemany(self._chain_sql, links)
         cursor.execute(self._move_sql, (position, head))
         projector = Projector(SqlBackend(connection, self.dialect, self.prefix, copy=copy))
-        for event, at in zip(events, positions):
-            projector.apply(ops_for(event.topic, event.state, at))
+        ops = [ops_for(event.topic, event.state, at) for event, at in zip(events, positions)]
+        projector.prefetch(op for event_ops in ops for op in event_ops)
+        for event_ops in ops:
+            projector.apply(event_ops)
         projector.flush()
 
     def load(self, connection: Any, originator_id: UUID) -> list[tuple[int, str, bytes]]:

@@ -102,6 +102,11 @@ class StreamingBackend(SqlBackend):
         self._not_streamed(table)
         return super().fetch(table, key)
 
+    def fetch_many(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any] | None]:
+        for table, _ in keys:
+            self._not_streamed(table)
+        return super().fetch_many(keys)
+
     def insert(self, table: str, rows: list[dict[str, Any]]) -> None:
         stored = self.stored.get(table)
         if stored is None:

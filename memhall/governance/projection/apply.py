@@ -27,6 +27,8 @@ Key = tuple[str, str]
 class Backend(Protocol):
     def fetch(self, table: str, key: str) -> dict[str, Any] | None: ...
 
+    def fetch_many(self, keys: list[Key]) -> dict[Key, dict[str, Any] | None]: ...
+
     def insert(self, table: str, rows: list[dict[str, Any]]) -> None: ...
 
     def replace(self, table: str, rows: list[dict[str, Any]]) -> None: ...
@@ -43,6 +45,8 @@ class Projector:
 
     def __init__(self, backend: Backend) -> None:
         self.backend = backend
+        #: rows read ahead for the merges of a write (`prefetch`), None where there is no row
+        self._ahead: dict[Key, dict[str, Any] | None] = {}
         self._rows: dict[Key, dict[str, Any]] = {}
         self._new: dict[Key, None] = {}
         self._dirty: dict[Key, None] = {}
@@ -67,11 +71,19 @@ class Projector:
             else:
                 self._merge(op)
 
+    def prefetch(self, ops: Iterable[Op]) -> None:
+        """Read the rows the merges among `ops` will need, at once: on PostgreSQL in pipeline
+        mode one round trip for all of them instead of one each."""
+        wanted = list(dict.fromkeys((op.table, op.key) for op in ops if isinstance(op, Merge)
+                                    and (op.table, op.key) not in self._rows))
+        if len(wanted) > 1:
+            self._ahead.update(self.backend.fetch_many(wanted))
+
     def _merge(self, op: Merge) -> None:
         key = (op.table, op.key)
         row = self._rows.get(key)
         if row is None:
-            row = self.backend.fetch(op.table, op.key)
+            row = self._ahead.pop(key) if key in self._ahead else self.backend.fetch(op.table, op.key)
             if row is None:
                 if op.default is not None:  # an upsert's first row
                     self._rows[key] = dict(op.default)
@@ -99,6 +111,7 @@ class Projector:
             grouped.setdefault((table, columns), []).append((ident, tuple(values.values())))
         for (table, columns), changes in grouped.items():
             self.backend.update(table, columns, changes)
+        self._ahead.clear()
         self._rows.clear()
         self._new.clear()
         self._dirty.clear()
@@ -154,6 +167,21 @@ class SqlBackend:
         cursor.execute(self._statement("select", spec), (key,))
         found = cursor.fetchone()
         return from_sql(spec, found) if found is not None else None
+
+    def fetch_many(self, keys: list[Key]) -> dict[Key, dict[str, Any] | None]:
+        """Every statement sent before any answer is read: in pipeline mode, one round trip."""
+        sent = []
+        for table, key in keys:
+            if self._skip(table):
+                continue
+            cursor = self.connection.cursor()
+            cursor.execute(self._statement("select", BY_SUFFIX[table]), (key,))
+            sent.append(((table, key), cursor))
+        found: dict[Key, dict[str, Any] | None] = dict.fromkeys(keys)
+        for (table, key), cursor in sent:
+            row = cursor.fetchone()
+            found[(table, key)] = from_sql(BY_SUFFIX[table], row) if row is not None else None
+        return found
 
     def insert(self, table: str, rows: list[dict[str, Any]]) -> None:
         if self._skip(table):
@@ -230,6 +258,9 @@ class MemoryBackend:
     def fetch(self, table: str, key: str) -> dict[str, Any] | None:
         row = self.tables.get(table, {}).get(key)
         return dict(row) if row is not None else None
+
+    def fetch_many(self, keys: list[Key]) -> dict[Key, dict[str, Any] | None]:
+        return {(table, key): self.fetch(table, key) for table, key in keys}
 
     def insert(self, table: str, rows: list[dict[str, Any]]) -> None:
         spec = BY_SUFFIX[table]
