@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from enum import Enum
+from typing import cast
 
 from memhall.domains.dynamics.config import ActivationConfig, TierConfig
-from memhall.domains.dynamics.graph import Node, TagGraph, entity_nodes
+from memhall.domains.dynamics.graph import Node, NodeKind, TagGraph
 from memhall.domains.dynamics.record import MemoryRecord
 
 
@@ -58,9 +59,13 @@ def spread(graph: TagGraph, active: Iterable[Node], config: ActivationConfig) ->
 def boosts(records: Iterable[MemoryRecord], activation: Mapping[Node, float]) -> dict[str, float]:
     """Retrieval multipliers (> 1) of the memories carrying an activated entity; any
     memory not listed keeps 1. The strongest of its entities counts, not their sum."""
+    # a Node is a named tuple, so a plain (kind, name) tuple finds it: no Node made per tag
+    lit = cast(Mapping[tuple[NodeKind, str], float], activation)
     out: dict[str, float] = {}
     for record in records:
-        best = max((activation.get(n, 0.0) for n in entity_nodes(record)), default=0.0)
+        best = max((lit.get((kind, name), 0.0) for kind, names in (
+            (NodeKind.PERSON, record.people), (NodeKind.PLACE, record.places), (NodeKind.TOPIC, record.topics))
+            for name in names), default=0.0)
         if best > 0:
             out[record.id] = 1 + best
     return out

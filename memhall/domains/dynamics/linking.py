@@ -81,7 +81,7 @@ def build_links(records: Iterable[MemoryRecord], weights: Mapping[str, float], i
             found = {_key(a, b): _WANDERING for a, b in combinations(own, 2)}
             touched, weight, intensity = (own if found else []), insight_weight, 0.0
         else:
-            found, touched = _relations(record, own, count, numbers, entities, insights)
+            found, touched = _relations(record, own, count, numbers, entities, insights, ends)
             weight, intensity = weights.get(ident, 1.0), record.emotion.intensity
         for key, mask in found.items():
             if ends is not None and key >> _SHIFT not in ends and key & _LOW not in ends:
@@ -105,33 +105,39 @@ def build_links(records: Iterable[MemoryRecord], weights: Mapping[str, float], i
 
 
 def _relations(record: MemoryRecord, own: list[int], people: int, numbers: _Numbers,
-               entities: Mapping[str, tuple[list[int], int]],
-               insights: set[str]) -> tuple[dict[int, int], list[int]]:
-    """One memory's pairs (as keys, with their relation bits) and the nodes they touch."""
+               entities: Mapping[str, tuple[list[int], int]], insights: set[str],
+               ends: set[int] | None = None) -> tuple[dict[int, int], list[int]]:
+    """One memory's pairs (as keys, with their relation bits) and the nodes they touch;
+    with `ends` (entity nodes), only the pairs with an end among them, in the same order."""
     found: dict[int, int] = {}
+    every, among = ends is None, ends or set()
     for i, a in enumerate(own):
+        kept = every or a in among
         for j in range(i + 1, len(own)):
-            key = _key(a, own[j])
-            found[key] = found.get(key, 0) | (_PERSON if j < people else _EVENT)
+            if kept or own[j] in among:
+                key = _key(a, own[j])
+                found[key] = found.get(key, 0) | (_PERSON if j < people else _EVENT)
     when = numbers.of(NodeKind.TIME, period(record.occurred_at))
     touched = [*own, when]
     for a in own:
-        key = _key(a, when)
-        found[key] = found.get(key, 0) | _TEMPORAL
+        if every or a in among:
+            key = _key(a, when)
+            found[key] = found.get(key, 0) | _TEMPORAL
     feelers = own[:people] or own
     for tag in record.emotion.tags:
         feeling = numbers.of(NodeKind.EMOTION, tag)
         touched.append(feeling)
         for a in feelers:
-            key = _key(a, feeling)
-            found[key] = found.get(key, 0) | _EMOTIONAL
+            if every or a in among:
+                key = _key(a, feeling)
+                found[key] = found.get(key, 0) | _EMOTIONAL
     for cause_id in record.causes:
         cause = entities.get(cause_id)
         if cause is None or cause_id in insights:
             continue
         for x in cause[0]:
             for y in own:
-                if x != y:
+                if x != y and (every or x in among or y in among):
                     key = _key(x, y)
                     found[key] = found.get(key, 0) | _CAUSAL
                     touched.append(x)

@@ -21,7 +21,7 @@ from typing import NamedTuple
 from memhall.domains.dynamics.activation import Tier, boosts, spread
 from memhall.domains.dynamics.config import DynamicsConfig, TierConfig
 from memhall.domains.dynamics.forgetting import retention_of
-from memhall.domains.dynamics.graph import Node, TagGraph, entity_nodes
+from memhall.domains.dynamics.graph import Node, NodeKind, TagGraph
 from memhall.domains.dynamics.mood import congruence, mood
 from memhall.domains.dynamics.reconsolidation import Context, RetrievalMeta, reconsolidate
 from memhall.domains.dynamics.record import WANDERING, MemoryRecord
@@ -84,10 +84,9 @@ def meta_of(record: MemoryRecord, deltas: Mapping[str, float] | None) -> Retriev
 def active_nodes(records: Iterable[MemoryRecord], names: Iterable[str]) -> set[Node]:
     """The entity nodes the task names (by tag name, whatever their kind)."""
     wanted = {n.strip().lower() for n in names if n.strip()}
-    found: set[Node] = set()
-    for record in records:
-        found.update(n for n in entity_nodes(record) if n.name in wanted)
-    return found
+    return {Node(kind, name) for record in records for kind, names_ in (
+        (NodeKind.PERSON, record.people), (NodeKind.PLACE, record.places), (NodeKind.TOPIC, record.topics))
+        for name in names_ if name in wanted}
 
 
 def weigh(candidates: Iterable[str], as_of: datetime, snapshot: Snapshot, *,

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from memhall.domains.dynamics.activation import Tier
 from memhall.domains.dynamics.config import DynamicsConfig, TierConfig
-from memhall.domains.dynamics.weighing import Snapshot, meta_of, nudges, tiers, weigh
+from memhall.domains.dynamics.graph import Node, NodeKind
+from memhall.domains.dynamics.weighing import Snapshot, active_nodes, meta_of, nudges, tiers, weigh
 from tests.domains.dynamics.memories import day, memory
 
 CONFIG = DynamicsConfig()
@@ -123,3 +124,11 @@ def test_every_factor_stays_in_its_bounds(memories: list[tuple[float, float, int
         assert 1 - CONFIG.mood.max_reweight - 1e-9 <= w.mood <= 1 + CONFIG.mood.max_reweight + 1e-9
         assert 1.0 <= w.activation <= 1 + CONFIG.activation.spread_factor
         assert CONFIG.forgetting.faded_weight * 0.9 * 0.9 - 1e-9 <= w.factor <= 1.1 * 1.1 * 1.1 + 1e-9
+
+
+def test_the_tasks_nodes_are_every_entity_node_it_names_whatever_its_kind() -> None:
+    records = [memory("m1", people=("ren",), topics=("wifi",)), memory("m2", places=("ren",), topics=("kyoto",))]
+
+    lit = active_nodes(records, [" Ren ", "kyoto", "nobody"])
+
+    assert lit == {Node(NodeKind.PERSON, "ren"), Node(NodeKind.PLACE, "ren"), Node(NodeKind.TOPIC, "kyoto")}
