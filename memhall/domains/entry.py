@@ -10,7 +10,7 @@ from uuid import UUID
 from eventsourcing.domain import event
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from memhall.domains.aggregate import Aggregate
+from memhall.domains.aggregate import Aggregate, created
 from memhall.domains.dynamics.encoding import EncodingRecord
 from memhall.domains.errors import InvalidTransitionError, InvalidValueError
 from memhall.domains.values import (
@@ -276,7 +276,8 @@ class Entry(Aggregate):
             raise InvalidValueError(
                 f"cannot write at {entry.layer.value}: L3 and L4 are reached only by promotion"
             )
-        return cls(
+        return created(
+            cls, cls.Written,
             domain=domain,
             layer=entry.layer,
             kind=entry.kind,

@@ -10,9 +10,9 @@ from uuid import UUID
 from memhall.domains.entry import Entry, EntryDraft
 from memhall.domains.errors import InvalidValueError
 from memhall.domains.promotion import Promotion
-from memhall.domains.values import Layer, domain_name
+from memhall.domains.values import Kind, Layer, domain_name
 from memhall.governance.exposure import KnowsRoles
-from memhall.policies.model import Action, ResourceType
+from memhall.policies.model import Action, PolicyRequest, ResourceType
 
 if TYPE_CHECKING:
     from memhall.governance.hall import Hall
@@ -29,6 +29,21 @@ def draft_facts(entry: EntryDraft, actor: str) -> dict[str, Any]:
     return {"resource_type": ResourceType.ENTRY, "target_layer": entry.layer.value,
             "kind": entry.kind.value, "author": actor,
             "has_evidence": bool(entry.provenance.evidence_refs)}
+
+
+def draft_requests(actor: str, domain: str, entries: Sequence[EntryDraft]) -> list[PolicyRequest]:
+    """One request per draft, in order; drafts with the same facts share one request
+    (frozen: the same question, asked once per batch, not built once per line)."""
+    made: dict[tuple[Layer, Kind, bool], PolicyRequest] = {}
+    requests = []
+    for entry in entries:
+        key = (entry.layer, entry.kind, bool(entry.provenance.evidence_refs))
+        request = made.get(key)
+        if request is None:
+            request = made[key] = PolicyRequest(principal=actor, action=write_action(entry), domain=domain,
+                                                **draft_facts(entry, actor))
+        requests.append(request)
+    return requests
 
 
 def entry_facts(entry: Entry) -> dict[str, Any]:

@@ -36,7 +36,7 @@ from memhall.domains.values import (
     principal_name,
 )
 from memhall.governance.encodings import default_encoder, encoded
-from memhall.governance.facts import draft_facts, entry_facts, write_action
+from memhall.governance.facts import draft_facts, draft_requests, entry_facts, write_action
 from memhall.governance.gate import Gate, Refused, decide_all, denial
 from memhall.governance.refusals import Refusals
 from memhall.governance.seal import POLICY_NOT_ADOPTED, Seal, not_adopted_message
@@ -302,8 +302,7 @@ class Hall:
         if supersedes and len(supersedes) != len(entries):
             raise InvalidValueError("write_many: give one supersedes value per entry (or none)")
         stream = self.stream(domain, actor=actor, action=Action.WRITE_L1)
-        requests = [PolicyRequest(principal=actor, action=write_action(entry), domain=stream.name,
-                                  **draft_facts(entry, actor)) for entry in entries]
+        requests = draft_requests(actor, stream.name, entries)
         decisions = decide_all(self.gate, requests)
         keys = [entry.dedup_key() for entry in entries]
         results: list[WriteResult] = []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import pytest
 
 from memhall.domains.entry import Entry, draft
@@ -108,3 +110,31 @@ def test_retiring_keeps_the_entry_and_needs_a_reason() -> None:
 
     assert entry.status is Status.RETIRED
     assert len(entry.collect_events()) == 2
+
+
+def test_a_written_entry_is_the_event_and_state_its_validated_event_gives() -> None:
+    from memhall.domains.dynamics.encoding import LexiconEncoder
+    from memhall.governance.mapper import new_mapper
+
+    entry = draft(text="Maki told me the door is open", kind="state", layer="L2",
+                  tags={"people": ["maki"], "topics": ["doors"]}, idempotency_key="k1",
+                  provenance={"source_kind": "hearsay", "source_agent_id": "gemini"}, addressees=["liu"])
+    encoding = LexiconEncoder().encode(entry.text, speaker="codex", addressee="liu", participants=(),
+                                       occurred_at=datetime(2026, 3, 2, tzinfo=timezone.utc)).record()
+    new = Entry.write("company", entry, actor="codex", rule="test", implanted=40, encoding=encoding)
+
+    made = new.pending_events[0]
+    validated = Entry.Written(**made.model_dump())
+    mapper = new_mapper()
+    assert mapper.encode(validated)[2] == mapper.encode(made)[2]
+    assert list(vars(validated)) == list(vars(made)) and validated == made
+    replayed = validated.mutate(None)
+    assert {k: v for k, v in vars(replayed).items() if k != "_pending_events"} == \
+        {k: v for k, v in vars(new).items() if k != "_pending_events"}
+
+
+def test_a_created_event_with_an_unknown_or_missing_field_is_refused() -> None:
+    from memhall.domains.aggregate import created
+
+    with pytest.raises(TypeError, match="colour"):
+        created(Entry, Entry.Written, colour="red")
