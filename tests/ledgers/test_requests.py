@@ -6,6 +6,8 @@ from datetime import datetime, timedelta, timezone
 from uuid import UUID, uuid4
 
 import pytest
+
+from tests.conftest import remember_hall_objects
 from sqlalchemy import select
 
 from memhall.domains.errors import (
@@ -45,6 +47,7 @@ def hall(store: Store, policies: PolicySet, clock: Clock) -> Hall:
     h = Hall(store, policies, clock=clock)
     h.create_domain("maki", "company")
     h.create_domain("maki", "family")
+    remember_hall_objects(h)
     return h
 
 
