@@ -8,8 +8,9 @@ trail.
 
 from __future__ import annotations
 
+import inspect
 from datetime import datetime
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, NamedTuple, TypeVar
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate as BaseAggregate
@@ -48,33 +49,57 @@ class Aggregate(BaseAggregate):
 
 
 A = TypeVar("A", bound=Aggregate)
-#: per created-event class: its fields in order, the required ones, the defaults
-_SHAPES: dict[type[BaseModel], tuple[tuple[str, ...], frozenset[str], dict[str, Any]]] = {}
+
+
+class _Shape(NamedTuple):
+    """A created event class's fields (in order, as a set, the required ones, the defaults)
+    and the parameters of its aggregate's __init__."""
+
+    order: tuple[str, ...]
+    names: frozenset[str]
+    required: frozenset[str]
+    defaults: dict[str, Any]
+    init: frozenset[str]
+
+
+_SHAPES: dict[tuple[type[Aggregate], type[BaseModel]], _Shape] = {}
+
+
+def _shape(aggregate: type[Aggregate], event_class: type[Aggregate.Created]) -> _Shape:
+    shape = _SHAPES.get((aggregate, event_class))
+    if shape is None:
+        fields = event_class.model_fields
+        init = frozenset(inspect.signature(aggregate.__init__).parameters)
+        if "id" in init:
+            raise TypeError(f"{aggregate.__qualname__}.__init__ takes its id: create it with {aggregate.__name__}()")
+        shape = _SHAPES[(aggregate, event_class)] = _Shape(
+            tuple(fields), frozenset(fields), frozenset(n for n, f in fields.items() if f.is_required()),
+            {n: f.default for n, f in fields.items() if not f.is_required()}, init)
+    return shape
 
 
 def created(aggregate: type[A], event_class: type[Aggregate.Created], **values: Any) -> A:
     """What `aggregate(**values)` makes (a new id, version 1, now), less pydantic's second
-    pass over values that already have their declared types: the same event, the same state,
-    the same bytes. For callers whose values all come from validated models (a draft, an
+    pass over values that already have their declared types and eventsourcing's generic
+    dispatch: the same event, the same state, the same bytes (what its `mutate` does, done
+    directly). For callers whose values all come from validated models (a draft, an
     encoding) or typed arguments; a bulk import creates one aggregate per line."""
-    shape = _SHAPES.get(event_class)
-    if shape is None:
-        fields = event_class.model_fields
-        shape = _SHAPES[event_class] = (tuple(fields), frozenset(n for n, f in fields.items() if f.is_required()),
-                                        {n: f.default for n, f in fields.items() if not f.is_required()})
-    order, required, defaults = shape
+    shape = _shape(aggregate, event_class)
     given = {"originator_id": aggregate.create_id(), "originator_version": aggregate.INITIAL_VERSION,
              "timestamp": event_class.create_timestamp(), "originator_topic": get_topic(aggregate), **values}
-    if not (required <= given.keys() <= set(order)):
-        raise TypeError(f"{event_class.__qualname__}: fields missing {sorted(required - given.keys())} "
-                        f"or unknown {sorted(given.keys() - set(order))}")
-    merged = {**defaults, **given}
+    if not (shape.required <= given.keys() <= shape.names):
+        raise TypeError(f"{event_class.__qualname__}: fields missing {sorted(shape.required - given.keys())} "
+                        f"or unknown {sorted(given.keys() - shape.names)}")
+    state = {**shape.defaults, **given}
+    state = {name: state[name] for name in shape.order}
     event = event_class.__new__(event_class)
-    object.__setattr__(event, "__dict__", {name: merged[name] for name in order})
+    object.__setattr__(event, "__dict__", state)
     object.__setattr__(event, "__pydantic_fields_set__", set(given))
     object.__setattr__(event, "__pydantic_extra__", None)
     object.__setattr__(event, "__pydantic_private__", None)
-    made = event.mutate(None)
-    assert isinstance(made, aggregate)
+    made = aggregate.__new__(aggregate)
+    made.__base_init__(given["originator_id"], given["originator_version"], given["timestamp"])
+    made.__init__(**{k: v for k, v in state.items() if k in shape.init})  # type: ignore[misc]
+    event.apply(made)
     made.pending_events.append(event)
     return made

@@ -335,10 +335,10 @@ class Hall:
                                       implanted=self.implanted_confidence,
                                       encoding=encoded(self.encoder, entry, actor, self.clock()))
                     fresh.append(new)
-                    written.add(str(new.id))
-                    seen[key] = str(new.id)
+                    written.add(ident := str(new.id))
+                    seen[key] = ident
                     if entry.idempotency_key:
-                        replays[entry.idempotency_key] = (str(new.id), key)
+                        replays[entry.idempotency_key] = (ident, key)
                     if target is not None:
                         old = target[0]
                         self._supersede(session, stream, target, new)

@@ -69,10 +69,16 @@ class Encoding(BaseModel):
     emotion: Emotion
 
     def record(self) -> EncodingRecord:
-        # every field was validated on this model already
-        return EncodingRecord.model_construct(encoder=self.encoder, encoder_version=self.encoder_version,
-                                              content=self.content, entities=self.entities,
-                                              emotion=self.emotion)
+        # every field was validated on this model already: set, not validated again (nor
+        # walked field by field, as model_construct does); every field is given
+        record = EncodingRecord.__new__(EncodingRecord)
+        object.__setattr__(record, "__dict__", {
+            "encoder": self.encoder, "encoder_version": self.encoder_version, "content": self.content,
+            "entities": self.entities, "emotion": self.emotion})
+        object.__setattr__(record, "__pydantic_fields_set__", set(_RECORD_FIELDS))
+        object.__setattr__(record, "__pydantic_extra__", None)
+        object.__setattr__(record, "__pydantic_private__", None)
+        return record
 
 
 class EncodingRecord(BaseModel):
@@ -90,6 +96,9 @@ class EncodingRecord(BaseModel):
     content: str
     entities: tuple[str, ...] = ()
     emotion: Emotion = Emotion()
+
+
+_RECORD_FIELDS = tuple(EncodingRecord.model_fields)
 
 
 class Encoder(Protocol):
@@ -152,8 +161,11 @@ def anchored(text: str, speaker: str, addressee: str | None, people: Sequence[st
 def entities(text: str, people: Sequence[str]) -> tuple[str, ...]:
     """Participants, @mentions and #topics, and capitalised names inside a sentence."""
     found = {p.lower() for p in people}
-    found.update(m.lower() for m in _MENTION.findall(text))
-    found.update(n.lower() for n in _NAME.findall(text) if n not in _NOT_NAMES)
+    for mention in _MENTION.findall(text):
+        found.add(mention.lower())
+    for name in _NAME.findall(text):
+        if name not in _NOT_NAMES:
+            found.add(name.lower())
     return tuple(sorted(found))
 
 
