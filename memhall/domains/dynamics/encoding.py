@@ -249,6 +249,8 @@ def sense_of(token: str) -> Sense | None:
 
 def tokens(text: str) -> list[str]:
     """Lower-case words; Chinese runs cut by longest match against the lexicon."""
+    if text.isascii():  # most writes: the same tokens, found in the lower-cased text at once
+        return _TOKEN.findall(text.lower())
     out: list[str] = []
     for match in _TOKEN.finditer(text):
         token = match.group()

@@ -88,3 +88,15 @@ def test_any_text_gets_an_emotion_within_its_ranges_and_always_the_same(text: st
     assert -1 <= first.valence <= 1
     assert 0 <= first.arousal <= 1
     assert 0 <= first.significance <= 1
+
+
+@given(st.text(alphabet=st.sampled_from("aZ'qQ .,!?;:-é中文很好") , max_size=40))
+def test_ascii_and_other_text_are_cut_into_the_same_tokens_match_by_match(text: str) -> None:
+    from memhall.domains.dynamics.encoding import _TOKEN, _cut
+
+    expected: list[str] = []
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        expected.extend([token.lower()] if token.isascii() else _cut(token))
+
+    assert tokens(text) == expected
