@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from benchmarks.evaluation.datasets import STORY, load_multiagent
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,8 +23,15 @@ FROZEN = {
 CELL = r"(\d+\.\d|–)"
 
 
-def test_the_eval_prints_one_well_formed_row_per_system_for_a_slice_of_the_story() -> None:
-    run = subprocess.run([sys.executable, str(SCRIPT), "--limit", "30", "--systems", "fts"],
+@pytest.fixture(scope="module")
+def kept(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """`--keep` a folder shared by this module's runs: the story is written once per worker
+    (about ten seconds through the governed write path), then reopened."""
+    return ["--keep", str(tmp_path_factory.mktemp("recall-eval"))]
+
+
+def test_the_eval_prints_one_well_formed_row_per_system_for_a_slice_of_the_story(kept: list[str]) -> None:
+    run = subprocess.run([sys.executable, str(SCRIPT), "--limit", "30", "--systems", "fts", *kept],
                          capture_output=True, text=True, timeout=300, check=False)
 
     assert run.returncode == 0, run.stderr
@@ -33,8 +42,8 @@ def test_the_eval_prints_one_well_formed_row_per_system_for_a_slice_of_the_story
     assert re.fullmatch(rf"\| fts( \| {CELL}){{10}} \|", lines[4])
 
 
-def test_the_json_output_carries_every_score_of_every_system() -> None:
-    run = subprocess.run([sys.executable, str(SCRIPT), "--limit", "3", "--systems", "fts", "--json"],
+def test_the_json_output_carries_every_score_of_every_system(kept: list[str]) -> None:
+    run = subprocess.run([sys.executable, str(SCRIPT), "--limit", "3", "--systems", "fts", "--json", *kept],
                          capture_output=True, text=True, timeout=300, check=False)
 
     scores = json.loads(run.stdout)["systems"]["fts"]
@@ -44,9 +53,10 @@ def test_the_json_output_carries_every_score_of_every_system() -> None:
             "p95_ms", "cpu_p50_ms", "cpu_p95_ms", "by_type"} <= set(scores)
 
 
-def test_repeat_asks_each_question_again_for_its_latency_and_scores_the_same_answers() -> None:
+def test_repeat_asks_each_question_again_for_its_latency_and_scores_the_same_answers(kept: list[str]) -> None:
     def scores(*extra: str) -> dict[str, object]:
-        run = subprocess.run([sys.executable, str(SCRIPT), "--limit", "10", "--systems", "fts", "--json", *extra],
+        run = subprocess.run([sys.executable, str(SCRIPT), "--limit", "10", "--systems", "fts", "--json", *kept,
+                              *extra],
                              capture_output=True, text=True, timeout=300, check=True)
         return dict(json.loads(run.stdout))
 
