@@ -270,8 +270,9 @@ class Entry(Aggregate):
     @classmethod
     def write(
         cls, domain: str, entry: EntryDraft, *, actor: str, rule: str, implanted: int,
-        encoding: EncodingRecord | None = None,
+        encoding: EncodingRecord | None = None, dedup_key: str | None = None,
     ) -> Entry:
+        """`dedup_key`: the draft's, when the caller has worked it out already."""
         if entry.layer not in (Layer.L1, Layer.L2):
             raise InvalidValueError(
                 f"cannot write at {entry.layer.value}: L3 and L4 are reached only by promotion"
@@ -287,7 +288,7 @@ class Entry(Aggregate):
             provenance=entry.provenance,
             confidence=entry.initial_confidence(implanted),
             session_id=entry.session_id,
-            dedup_key=entry.dedup_key(),
+            dedup_key=dedup_key or entry.dedup_key(),
             pending_requests=entry.pending_requests,
             pointers=entry.pointers,
             idempotency_key=entry.idempotency_key,

@@ -333,7 +333,8 @@ class Hall:
                 if duplicate is None:
                     new = Entry.write(stream.name, entry, actor=actor, rule=decision.rule_id,
                                       implanted=self.implanted_confidence,
-                                      encoding=encoded(self.encoder, entry, actor, self.clock()))
+                                      encoding=encoded(self.encoder, entry, actor, self.clock()),
+                                      dedup_key=key)
                     fresh.append(new)
                     written.add(ident := str(new.id))
                     seen[key] = ident

@@ -237,6 +237,8 @@ def _write_batch(hall: Hall, actor: str, domain: str, lines: list[Line], report:
 
 
 def _is_id(text: str) -> bool:
+    if len(text) != 36:  # what str(UUID) always is; most keys are not ids
+        return False
     try:
         return str(UUID(text)) == text
     except ValueError:
