@@ -72,15 +72,29 @@ class Journal:
                           f"WHERE originator_id = {m} ORDER BY originator_version DESC LIMIT 1")
 
     @contextmanager
-    def held(self, connection: Any) -> Iterator[None]:
+    def held(self, connection: Any, *, last_of: UUID | None = None) -> Iterator[tuple[int, bytes] | None]:
         """Lock the domain (`head`) for the rest of the caller's transaction on `connection`;
         until this exits, appends on it take the head from here, not from another query
-        (nobody else can move it while the lock is held)."""
+        (nobody else can move it while the lock is held). On PostgreSQL, `last_of`'s last
+        event is read in the same round trip, under the lock, and yielded (else None)."""
         key = id(connection)
         outer = key in self._held  # a nested use joins the outer transaction: the head it keeps
-        self._held[key] = (connection, *self.head(connection))  # is the latest, for the outer too
+        last: tuple[int, bytes] | None = None  # is the latest, for the outer too
+        if last_of is not None and self.dialect == "postgresql":
+            with connection.pipeline():
+                heads, lasts = connection.cursor(), connection.cursor()
+                heads.execute(self._head_sql)
+                lasts.execute(self._last_sql, (self.uuid_param(last_of),))
+                row, found = heads.fetchone(), lasts.fetchone()
+            if row is None:
+                raise StaleHeadError(f"the head row of {self.domain} is missing")
+            head = (int(row[0]), str(row[1]))
+            last = (int(found[0]), bytes(found[1])) if found is not None else (0, b"")
+        else:
+            head = self.head(connection)
+        self._held[key] = (connection, *head)
         try:
-            yield
+            yield last
         finally:
             if not outer:
                 self._held.pop(key, None)

@@ -99,16 +99,25 @@ class Seal:
         return found
 
     @contextmanager
-    def locked(self, domain: str) -> Iterator[None]:
+    def locked(self, domain: str, last: tuple[int, bytes] | None = None) -> Iterator[None]:
         """While this thread holds `domain`'s write lock: its charter, once read under the
         lock, is not read again (a write asks for it several times) until this thread
-        appends to it or lets the lock go."""
+        appends to it or lets the lock go. `last`: the charter's last event, if the lock
+        was taken with it (one round trip on PostgreSQL)."""
         held: dict[str, tuple[Charter | None] | None] = self._locked.__dict__.setdefault("held", {})
+        ahead: dict[str, tuple[int, bytes]] = self._locked.__dict__.setdefault("ahead", {})
         held[domain] = None
+        if last is not None:
+            ahead[domain] = last
         try:
             yield
         finally:
             held.pop(domain, None)
+            ahead.pop(domain, None)
+
+    def charter_ident(self, domain: str) -> UUID:
+        """The id of `domain`'s charter aggregate."""
+        return self._charter_id(domain)
 
     def current(self, stream: DomainStream) -> Charter | None:
         """The domain's charter as the log has it now (in this transaction, if any), to
@@ -120,9 +129,10 @@ class Seal:
         if pinned is not None:
             return pinned[0]
         ident = self._charter_id(stream.name)
+        ahead: dict[str, tuple[int, bytes]] = self._locked.__dict__.get("ahead", {})
         with stream.store.read() as conn:
             # the last event first: a charter adopted between the two reads is read again next time
-            last = stream.journal.last(raw(conn), ident)
+            last = ahead.pop(stream.name, None) or stream.journal.last(raw(conn), ident)
             known = self._read.get(stream.name)
             if known is not None and known[0] == last:
                 charter = known[1]

@@ -90,8 +90,9 @@ class DomainStream:
     def locked(self, conn: Connection) -> Iterator[None]:
         """`lock`, for the rest of the transaction: meanwhile the chain head and the charter,
         read once under the lock, are not read again (a write needs each several times)."""
-        with self.seal.locked(self.name) if self.seal is not None else nullcontext(), \
-                self.journal.held(raw(conn)):
+        charter = self.seal.charter_ident(self.name) if self.seal is not None else None
+        with self.journal.held(raw(conn), last_of=charter) as last, \
+                self.seal.locked(self.name, last) if self.seal is not None else nullcontext():
             yield
 
     def get(self, aggregate_id: UUID, what: str = "entry", *, kind: type[A] | None = None) -> Any:
