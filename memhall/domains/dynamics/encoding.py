@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
@@ -69,16 +69,9 @@ class Encoding(BaseModel):
     emotion: Emotion
 
     def record(self) -> EncodingRecord:
-        # every field was validated on this model already: set, not validated again (nor
-        # walked field by field, as model_construct does); every field is given
-        record = EncodingRecord.__new__(EncodingRecord)
-        object.__setattr__(record, "__dict__", {
-            "encoder": self.encoder, "encoder_version": self.encoder_version, "content": self.content,
-            "entities": self.entities, "emotion": self.emotion})
-        object.__setattr__(record, "__pydantic_fields_set__", set(_RECORD_FIELDS))
-        object.__setattr__(record, "__pydantic_extra__", None)
-        object.__setattr__(record, "__pydantic_private__", None)
-        return record
+        # every field was validated on this model already
+        return _made(EncodingRecord, encoder=self.encoder, encoder_version=self.encoder_version,
+                     content=self.content, entities=self.entities, emotion=self.emotion)
 
 
 class EncodingRecord(BaseModel):
@@ -98,7 +91,18 @@ class EncodingRecord(BaseModel):
     emotion: Emotion = Emotion()
 
 
-_RECORD_FIELDS = tuple(EncodingRecord.model_fields)
+M = TypeVar("M", bound=BaseModel)
+
+
+def _made(model: type[M], **values: Any) -> M:
+    """`model` with every field given, set as is: for values of the declared types and in
+    range by construction (pydantic's model_construct, less its walk field by field)."""
+    made = model.__new__(model)
+    object.__setattr__(made, "__dict__", values)
+    object.__setattr__(made, "__pydantic_fields_set__", set(values))
+    object.__setattr__(made, "__pydantic_extra__", None)
+    object.__setattr__(made, "__pydantic_private__", None)
+    return made
 
 
 class Encoder(Protocol):
@@ -140,13 +144,17 @@ class LexiconEncoder:
         clean = " ".join(text.split())
         people = tuple(sorted({p.strip() for p in (speaker, addressee or "", *participants)
                                if p.strip()}))
-        return Encoding(
+        fields: dict[str, Any] = dict(
             encoder=self.name, encoder_version=self.version, text=clean,
             content=anchored(clean, speaker, addressee, people, occurred_at),
             speaker=speaker, addressee=addressee, participants=people,
             entities=entities(clean, people), occurred_at=occurred_at,
             emotion=appraise(clean),
         )
+        if occurred_at.utcoffset() is None:
+            return Encoding(**fields)  # validation refuses a naive time, as it always did
+        # strings, tuples of strings and the appraisal's floats (clamped): nothing to check
+        return _made(Encoding, **fields)
 
 
 def anchored(text: str, speaker: str, addressee: str | None, people: Sequence[str],
@@ -220,10 +228,10 @@ def appraise(text: str) -> Emotion:
         arousal = sum(h.arousal for h in hits) / len(hits) + exclaimed
     arousal = _clamp(arousal, 0, 1)
     significance = 0.2 + 0.3 * abs(valence) + 0.3 * arousal + (0.2 if marked else 0.0)
-    return Emotion(
-        valence=round(_clamp(valence, -1, 1), 3), arousal=round(arousal, 3),
+    return _made(  # floats (as validation would make them), clamped into the fields' ranges
+        Emotion, valence=float(round(_clamp(valence, -1, 1), 3)), arousal=float(round(arousal, 3)),
         tags=tuple(sorted({h.tag for h in hits if h.tag})),
-        significance=round(_clamp(significance, 0, 1), 3),
+        significance=float(round(_clamp(significance, 0, 1), 3)),
     )
 
 

@@ -100,3 +100,26 @@ def test_ascii_and_other_text_are_cut_into_the_same_tokens_match_by_match(text: 
         expected.extend([token.lower()] if token.isascii() else _cut(token))
 
     assert tokens(text) == expected
+
+
+@given(st.lists(st.sampled_from(["a", "Z", "'", " ", ".", ",", "!", "?", "中文", "很好", "happy ", "very ",
+                                  "not ", "furious ", "Maki ", "@liu ", "#ops ", "sad ", "extremely "]),
+                min_size=1, max_size=30).map("".join))
+def test_an_encoding_is_what_validating_its_fields_would_make(text: str) -> None:
+    encoding = LexiconEncoder().encode(text, speaker="codex", addressee="liu", participants=("maki",),
+                                       occurred_at=T0)
+
+    validated = type(encoding).model_validate(encoding.model_dump())
+
+    assert encoding.model_dump_json() == validated.model_dump_json()
+    assert list(vars(encoding)) == list(vars(validated)) and encoding == validated
+    assert vars(encoding.emotion) == vars(validated.emotion)
+    assert all(type(getattr(encoding.emotion, f)) is float for f in ("valence", "arousal", "significance"))
+
+
+def test_an_encoding_at_a_naive_time_is_refused() -> None:
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError):
+        LexiconEncoder().encode("hi", speaker="codex", addressee=None, participants=(),
+                                occurred_at=T0.replace(tzinfo=None))
