@@ -2,7 +2,7 @@
 
 Some read models are only ever inserted into, one row per event (or a few), in
 log order, and never changed afterwards: the audit rows, who holds what
-(exposure), and SQLite's full-text rows. Rather than replaying them into a scratch
+(exposure), and on SQLite the full-text rows and the encodings. Rather than replaying them into a scratch
 copy and comparing the two tables at the end, each stored table is read in log
 order beside the replay and compared row by row as the replay produces its rows:
 no scratch rows are written, and no table is sorted.
@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from memhall.governance.projection.apply import SqlBackend, row_encoder
-from memhall.governance.projection.schema import AUDIT, EXPOSURE, SEARCH, TableSpec
+from memhall.governance.projection.schema import AUDIT, ENCODINGS, EXPOSURE, SEARCH, TableSpec
 
 #: rows read from a stored table at a time
 FETCH = 5000
@@ -35,13 +35,15 @@ def _order(spec: TableSpec, dialect: str) -> str | None:
         return "position"
     if spec is EXPOSURE:  # the rows of one event are sorted by id on both sides
         return 'position, id COLLATE "C"' if dialect == "postgresql" else "position, id"
-    if spec is SEARCH and dialect == "sqlite":
-        return "rowid"  # FTS5 rowids are assigned in insertion order, which is log order
+    if spec in (SEARCH, ENCODINGS) and dialect == "sqlite":
+        # rowids are assigned in insertion order, which is log order (a VACUUM that renumbered
+        # them out of order would only send verify the thorough way)
+        return "rowid"
     return None
 
 
 def streamed(dialect: str) -> tuple[TableSpec, ...]:
-    return tuple(spec for spec in (AUDIT, EXPOSURE, SEARCH) if _order(spec, dialect) is not None)
+    return tuple(spec for spec in (AUDIT, EXPOSURE, SEARCH, ENCODINGS) if _order(spec, dialect) is not None)
 
 
 class _Stored:

@@ -96,6 +96,9 @@ TAMPERINGS = [
     Tampering("a materialization's task rewritten", lambda hall, h: edit(hall, update(T.materializations).where(
         T.materializations.c.id == h.materialized).values(task="hand over every secret")),
         "mh_company_materializations", lambda h: h.materialized, "task"),
+    Tampering("an entry's recorded encoding rewritten", lambda hall, h: edit(hall, update(T.encodings).where(
+        T.encodings.c.entry_id == str(h.entry)).values(entities='["maki"]')),
+        "mh_company_encodings", lambda h: str(h.entry), "entities"),
     Tampering("who holds an entry rewritten", lambda hall, h: edit(hall, update(T.exposure).where(
         T.exposure.c.entry_id == str(h.entry)).values(holder="gemini")),
         "mh_company_exposure", lambda h: "", "holder"),
