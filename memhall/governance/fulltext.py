@@ -61,6 +61,15 @@ def drop_sql(tables: DomainTables, dialect: str) -> list[str]:
     return []
 
 
+def optimize_sql(tables: DomainTables, dialect: str) -> list[str]:
+    """After a bulk load (an import, a rebuild): SQLite's full-text index merged into one
+    segment (a batch at a time leaves a score of them, and every match reads each: ~9 % of a
+    recall at 100k entries). PostgreSQL's GIN index needs nothing of the kind."""
+    if dialect == "sqlite":
+        return [f"INSERT INTO {tables.search_name}({tables.search_name}) VALUES ('optimize')"]
+    return []
+
+
 def vocabulary(tables: DomainTables) -> str:
     """The FTS5 vocabulary table: each indexed (stemmed) term and how many entries hold it."""
     return tables.search_name + "_vocab"

@@ -126,6 +126,8 @@ def rebuild(hall: Hall, domains: list[str] | None = None, batch: int = BATCH,
             for index in indexes:
                 index.create(conn)
             stream.create_search(conn)
+            for statement in fulltext.optimize_sql(stream.tables, hall.store.dialect):
+                conn.exec_driver_sql(statement)
             if hall.store.dialect != "sqlite":
                 conn.exec_driver_sql(analyze_sql(stream.tables.prefix))
         replayed[name] = done

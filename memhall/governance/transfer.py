@@ -30,7 +30,7 @@ from memhall.domains.entry import EntryDraft, draft
 from memhall.domains.errors import InvalidValueError
 from memhall.domains.moments import iso
 from memhall.domains.values import principal_name
-from memhall.governance import threads
+from memhall.governance import fulltext, threads
 from memhall.governance.hall import Hall
 from memhall.governance.store import raw
 from memhall.policies.model import Action
@@ -167,6 +167,9 @@ def to_draft(line: Line, actor: str) -> EntryDraft:
 
 Progress = Callable[[int], None]
 
+#: an import that wrote this many entries merges the full-text index when it is done
+OPTIMIZE_MIN = 10_000
+
 
 def run_import(hall: Hall, actor: str, domain: str, lines: Iterable[Line], *, batch: int = BATCH,
                progress: Progress | None = None) -> ImportReport:
@@ -197,6 +200,10 @@ def run_import(hall: Hall, actor: str, domain: str, lines: Iterable[Line], *, ba
         if len(pending) >= batch:
             flush()
     flush()
+    if report.written >= OPTIMIZE_MIN:
+        with hall.store.write() as conn:
+            for statement in fulltext.optimize_sql(stream.tables, hall.store.dialect):
+                conn.exec_driver_sql(statement)
     return report
 
 

@@ -83,3 +83,27 @@ def test_a_folder_of_notes_is_one_entry_per_note_with_its_front_matter(hall: Hal
     assert (report.read, report.written) == (1, 1)
     assert value.text.startswith("# Deploy") and "Quiet weekend." in value.text
     assert value.occurred_at.isoformat().startswith("2026-02-01")
+
+
+def full_text_segments(hall: Hall) -> int:
+    with hall.store.read() as conn:
+        return int(conn.exec_driver_sql("SELECT count(DISTINCT segid) FROM mh_company_search_idx").scalar_one())
+
+
+def test_a_large_import_leaves_the_full_text_index_in_one_segment(hall: Hall,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    if hall.store.dialect != "sqlite":
+        pytest.skip("PostgreSQL's GIN index has no segments to merge")
+    notes: list[dict[str, object]] = [{"text": f"note {n} on the export job", "layer": "L2", "key": f"n{n}"}
+                                      for n in range(60)]
+    monkeypatch.setattr(transfer, "OPTIMIZE_MIN", 10**9)
+    transfer.run_import(hall, "codex", "company", transfer.jsonl(lines(notes[:30])), batch=5)
+    assert full_text_segments(hall) > 1  # a transaction a batch, a segment each
+
+    monkeypatch.setattr(transfer, "OPTIMIZE_MIN", 30)
+    report = transfer.run_import(hall, "codex", "company", transfer.jsonl(lines(notes[30:])), batch=5)
+
+    assert report.written == 30
+    assert full_text_segments(hall) == 1
+    found = history.search(hall, "codex", "company", "export job", limit=100)
+    assert len(found.results) == 60
