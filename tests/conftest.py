@@ -139,3 +139,33 @@ def hall(store: Store, policies: PolicySet) -> Hall:
     h.create_domain("maki", "family")
     remember_hall_objects(h)
     return h
+
+
+@pytest.fixture
+def sqlite_hall(tmp_path: Path, policies: PolicySet) -> Iterator[Hall]:
+    """A hall on a SQLite file, for what only SQLite has (FTS5 rows and segments)."""
+    h = Hall(Store(f"sqlite:///{tmp_path / 'memhall.db'}"), policies)
+    h.create_domain("maki", "company")
+    h.create_domain("maki", "family")
+    yield h
+    h.store.dispose()
+
+
+@pytest.fixture
+def postgres_hall(policies: PolicySet) -> Iterator[Hall]:
+    """A hall on a PostgreSQL schema of its own, for what only a server has (connections it drops)."""
+    if not POSTGRES_URL:
+        pytest.skip("no PostgreSQL server configured (MEMHALL_TEST_POSTGRES_URL)")
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f"CREATE SCHEMA {schema}"))
+    h = Hall(Store(postgres_schema_url(schema)), policies)
+    h.create_domain("maki", "company")
+    try:
+        yield h
+    finally:
+        h.store.dispose()
+        with admin.connect() as conn:
+            conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+        admin.dispose()

@@ -38,6 +38,10 @@ class History:
 
 @pytest.fixture
 def history(hall: Hall) -> History:
+    return make_history(hall)
+
+
+def make_history(hall: Hall) -> History:
     entry = UUID(hall.write("codex", "company", draft(text="the build cache lives on the NAS", layer="L2")).entry_id)
     hall.write("codex", "company", draft(text="deploys are on tuesdays", layer="L2"))
     with pytest.raises(PolicyDeniedError):
@@ -127,14 +131,14 @@ def test_a_deleted_registry_row_is_found(hall: Hall, history: History) -> None:
     assert broken["family"] is not None and (broken["family"].table, broken["family"].key) == ("mh_domains", "family")
 
 
-def test_a_full_text_row_edited_behind_the_entry_is_found(hall: Hall, history: History) -> None:
-    if hall.store.dialect != "sqlite":
-        pytest.skip("PostgreSQL indexes the entries table itself: it keeps no full-text rows")
-    with hall.store.write() as conn:
+def test_a_full_text_row_edited_behind_the_entry_is_found(sqlite_hall: Hall) -> None:
+    """SQLite keeps full-text rows beside the entries (PostgreSQL indexes the entries table itself)."""
+    history = make_history(sqlite_hall)
+    with sqlite_hall.store.write() as conn:
         conn.exec_driver_sql("UPDATE mh_company_search SET body = 'the owner approved everything' "
                              f"WHERE entry_id = '{history.entry}'")
 
-    report = company(hall)
+    report = company(sqlite_hall)
 
     assert report.broken is not None
     assert (report.broken.table, report.broken.key, report.broken.column) == (

@@ -12,9 +12,9 @@ from memhall.governance.hall import Hall
 from tests.conftest import POSTGRES_URL
 
 
-def test_a_connection_the_server_dropped_while_idle_is_replaced(hall: Hall, monkeypatch: pytest.MonkeyPatch) -> None:
-    if hall.store.dialect != "postgresql":
-        pytest.skip("SQLite has no server that could drop a connection")
+def test_a_connection_the_server_dropped_while_idle_is_replaced(postgres_hall: Hall,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    hall = postgres_hall
     hall.write("codex", "company", draft(text="before the server dropped us", layer="L2"))
     engine = hall.store.write_engine
     assert isinstance(engine.pool, QueuePool)
