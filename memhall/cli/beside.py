@@ -28,10 +28,14 @@ class Beside(Generic[T]):
     def __init__(self, target: str, *args: Any) -> None:
         self._process = subprocess.Popen([sys.executable, "-c", _SERVE], stdin=subprocess.PIPE,
                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        self._call = pickle.dumps((target, args))
+        # the call goes now, so the child starts at once (a few hundred bytes: never blocks)
+        assert self._process.stdin is not None
+        self._process.stdin.write(pickle.dumps((target, args)))
+        self._process.stdin.close()
+        self._process.stdin = None  # communicate() must not flush it again
 
     def result(self) -> T:
-        out, err = self._process.communicate(self._call)
+        out, err = self._process.communicate()
         if self._process.returncode != 0 or not out:
             last = (err.decode(errors="replace").strip().splitlines() or ["no answer"])[-1]
             raise MemhallError(f"the check beside this one stopped (exit {self._process.returncode}): {last}")
