@@ -2,7 +2,7 @@
 
 Some read models are only ever inserted into, one row per event (or a few), in
 log order, and never changed afterwards: the audit rows, who holds what
-(exposure), and on SQLite the full-text rows and the encodings. Rather than replaying them into a scratch
+(exposure), the encodings, and SQLite's full-text rows. Rather than replaying them into a scratch
 copy and comparing the two tables at the end, each stored table is read in log
 order beside the replay and compared row by row as the replay produces its rows:
 no scratch rows are written, and no table is sorted.
@@ -29,34 +29,42 @@ class Diverged(Exception):
     """A streamed table is not exactly what the replay produced (or not in its order)."""
 
 
-def _order(spec: TableSpec, dialect: str) -> str | None:
-    """The stored order that is log order, per streamed table; None: not streamed here."""
+def _query(spec: TableSpec, dialect: str, prefix: str) -> str | None:
+    """The stored rows of a streamed table in log order; None: not streamed on this backend."""
+    columns, table = ", ".join(spec.names), prefix + spec.suffix
     if spec is AUDIT:
-        return "position"
+        return f"SELECT {columns} FROM {table} ORDER BY position"
     if spec is EXPOSURE:  # the rows of one event are sorted by id on both sides
-        return 'position, id COLLATE "C"' if dialect == "postgresql" else "position, id"
+        by_id = 'id COLLATE "C"' if dialect == "postgresql" else "id"
+        return f"SELECT {columns} FROM {table} ORDER BY position, {by_id}"
     if spec in (SEARCH, ENCODINGS) and dialect == "sqlite":
         # rowids are assigned in insertion order, which is log order (a VACUUM that renumbered
         # them out of order would only send verify the thorough way)
-        return "rowid"
+        return f"SELECT {columns} FROM {table} ORDER BY rowid"
+    if spec is ENCODINGS:
+        # PostgreSQL has no rowid: an encoding is written with its entry, at the entry's position
+        # (an encoding without an entry, or an edited position, only sends verify the thorough way)
+        return (f"SELECT {', '.join('e.' + c for c in spec.names)} FROM {table} e "
+                f"LEFT JOIN {prefix}entries n ON n.id = e.entry_id "
+                'ORDER BY n.created_position NULLS FIRST, e.entry_id COLLATE "C"')
     return None
 
 
 def streamed(dialect: str) -> tuple[TableSpec, ...]:
-    return tuple(spec for spec in (AUDIT, EXPOSURE, SEARCH, ENCODINGS) if _order(spec, dialect) is not None)
+    return tuple(spec for spec in (AUDIT, EXPOSURE, SEARCH, ENCODINGS) if _query(spec, dialect, "") is not None)
 
 
 class _Stored:
     """One stored table read in log order, a batch of rows at a time, on its own cursor."""
 
-    def __init__(self, db: Any, dialect: str, table: str, spec: TableSpec) -> None:
+    def __init__(self, db: Any, dialect: str, prefix: str, spec: TableSpec) -> None:
         self.spec = spec
         self.encode = row_encoder(spec)
         self.sort = spec is EXPOSURE
         self.count = 0
         named = {"name": f"mhv_stream_{spec.suffix}"} if dialect == "postgresql" else {}
         self.cursor = db.cursor(**named)  # PostgreSQL: a server-side cursor, rows fetched as read
-        self.cursor.execute(f"SELECT {', '.join(spec.names)} FROM {table} ORDER BY {_order(spec, dialect)}")
+        self.cursor.execute(_query(spec, dialect, prefix))
         self.rows: list[Any] = []
         self.at = 0
 
@@ -95,7 +103,7 @@ class StreamingBackend(SqlBackend):
         self.stored: dict[str, _Stored] = {}
         try:
             for spec in streamed(dialect):
-                self.stored[spec.suffix] = _Stored(db, dialect, stored_prefix + spec.suffix, spec)
+                self.stored[spec.suffix] = _Stored(db, dialect, stored_prefix, spec)
         except BaseException:
             self.close()
             raise

@@ -123,6 +123,9 @@ class Projector:
 _STATEMENTS: dict[tuple[str, ...], str] = {}
 
 
+#: keys per query when many rows are read at once (`fetch_many`)
+FETCH_CHUNK = 500
+
 #: on PostgreSQL, inserts of at least this many rows go through COPY (one round trip, no
 #: per-row statement); fewer are an executemany
 COPY_MIN = 64
@@ -170,18 +173,27 @@ class SqlBackend:
         return from_sql(spec, found) if found is not None else None
 
     def fetch_many(self, keys: list[Key]) -> dict[Key, dict[str, Any] | None]:
-        """Every statement sent before any answer is read: in pipeline mode, one round trip."""
-        sent = []
+        """The rows of many keys: one query per table (and per 500 keys), every one sent before
+        any answer is read (in pipeline mode, one round trip for them all)."""
+        by_table: dict[str, list[str]] = {}
         for table, key in keys:
-            if self._skip(table):
-                continue
-            cursor = self.connection.cursor()
-            cursor.execute(self._statement("select", BY_SUFFIX[table]), (key,))
-            sent.append(((table, key), cursor))
+            if not self._skip(table):
+                by_table.setdefault(table, []).append(key)
+        sent = []
+        for table, wanted in by_table.items():
+            spec = BY_SUFFIX[table]
+            for start in range(0, len(wanted), FETCH_CHUNK):
+                chunk = wanted[start:start + FETCH_CHUNK]
+                cursor = self.connection.cursor()
+                cursor.execute(f"SELECT {', '.join(spec.names)} FROM {self.prefix}{spec.suffix} "
+                               f"WHERE {spec.key} IN ({', '.join(self.mark for _ in chunk)})", chunk)
+                sent.append((table, cursor))
         found: dict[Key, dict[str, Any] | None] = dict.fromkeys(keys)
-        for (table, key), cursor in sent:
-            row = cursor.fetchone()
-            found[(table, key)] = from_sql(BY_SUFFIX[table], row) if row is not None else None
+        for table, cursor in sent:
+            spec = BY_SUFFIX[table]
+            for row in cursor.fetchall():
+                value = from_sql(spec, row)
+                found[(table, str(value[spec.key]))] = value
         return found
 
     def insert(self, table: str, rows: list[dict[str, Any]]) -> None:
