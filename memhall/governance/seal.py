@@ -93,7 +93,7 @@ class Seal:
     def charter(self, stream: DomainStream) -> Charter | None:
         """The domain's charter, rebuilt from the log: the caller's own copy to act on."""
         try:
-            found: Charter = stream.get(self._charter_id(stream.name), "charter", kind=Charter)
+            found: Charter = stream.get(self.charter_ident(stream.name), "charter", kind=Charter)
         except NotFoundError:
             return None
         return found
@@ -115,10 +115,6 @@ class Seal:
             held.pop(domain, None)
             ahead.pop(domain, None)
 
-    def charter_ident(self, domain: str) -> UUID:
-        """The id of `domain`'s charter aggregate."""
-        return self._charter_id(domain)
-
     def current(self, stream: DomainStream) -> Charter | None:
         """The domain's charter as the log has it now (in this transaction, if any), to
         read and never to act on: rebuilt only when its last stored event is another one
@@ -128,7 +124,7 @@ class Seal:
         pinned = held.get(stream.name)
         if pinned is not None:
             return pinned[0]
-        ident = self._charter_id(stream.name)
+        ident = self.charter_ident(stream.name)
         ahead: dict[str, tuple[int, bytes]] = self._locked.__dict__.get("ahead", {})
         with stream.store.read() as conn:
             # the last event first: a charter adopted between the two reads is read again next time
@@ -143,7 +139,8 @@ class Seal:
             held[stream.name] = (charter,)  # read under the lock: good until this thread appends to it
         return charter
 
-    def _charter_id(self, domain: str) -> UUID:
+    def charter_ident(self, domain: str) -> UUID:
+        """The id of `domain`'s charter aggregate (worked out once per domain)."""
         ident = self._ids.get(domain)
         if ident is None:
             ident = self._ids[domain] = charter_id(domain)
@@ -197,7 +194,7 @@ class Seal:
             sealed.append(NewEvent(event.originator_id, event.version, event.topic, state,
                                    stream.mapper.transcoder.encode(state)))
         held: dict[str, tuple[Charter | None] | None] = self._locked.__dict__.get("held", {})
-        if held.get(stream.name) and any(e.originator_id == self._charter_id(stream.name) for e in sealed):
+        if held.get(stream.name) and any(e.originator_id == self.charter_ident(stream.name) for e in sealed):
             held[stream.name] = None  # the charter moves in this transaction: read it again
         return sealed
 
