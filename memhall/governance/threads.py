@@ -14,6 +14,7 @@ Stdlib only (plus orjson): the same reads serve `memhall handoff` and
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
@@ -29,6 +30,8 @@ STATE_LAYERS = ("L2", "L3", "L4")
 CANDIDATE_LAYERS = ("L1",)
 #: threads read per page while looking for open ones
 _PAGE = 200
+#: state entries a handoff reads newest first before it walks the threads instead
+SCAN_BUDGET = 2000
 
 Row = dict[str, Any]
 
@@ -70,17 +73,62 @@ def _latest_sql(prefix: str, layers: Sequence[str]) -> str:
     return f"SELECT e.id FROM {prefix}entries e WHERE e.id IN ({newest}) ORDER BY e.created_position DESC LIMIT 1"
 
 
+def _newest_sql(prefix: str, layers: Sequence[str], page: int, below: bool) -> str:
+    """The `page` newest active state entries of each (kind, layer) pair, below a position
+    when `below`, each row led by its pair's number: one seek each down the layer index
+    (layer, status, kind, created_position)."""
+    cut = " AND created_position < ?" if below else ""
+    return " UNION ALL ".join(
+        f"SELECT * FROM (SELECT {n} AS pair, thread, id, created_position FROM {prefix}entries "
+        f"WHERE layer = '{layer}' AND status = 'active' AND kind = '{kind}'{cut} "
+        f"ORDER BY created_position DESC LIMIT {int(page)}) AS p{n}"
+        for n, (kind, layer) in enumerate((k, l) for k in STATE_KINDS for l in layers))
+
+
 def latest(reader: Reader, *, limit: int, layers: Sequence[str] = STATE_LAYERS,
-           threads: Sequence[str] | None = None) -> list[Row]:
-    """The latest state at `layers` of each open thread (or of `threads`), newest first."""
-    inner = _latest_sql(reader.prefix, layers)
+           threads: Sequence[str] | None = None, budget: int = SCAN_BUDGET) -> list[Row]:
+    """The latest state at `layers` of each open thread (or of `threads`), newest first.
+
+    The domain's state entries are read newest first, a page at a time (the next few of
+    each kind and layer); the first one met of each thread is its latest state. The cost
+    follows the entries read, not the size of the domain or its number of threads. When
+    `budget` entries go by without `limit` threads (one thread flooding the newest state
+    entries), the threads are walked instead, newest write first, a seek per kind and layer."""
     if threads is not None:
         if not threads:
             return []
         marks = ", ".join("?" for _ in threads)
-        pairs = reader.rows(f"SELECT t.thread, ({inner}) FROM {reader.prefix}threads t "
+        pairs = reader.rows(f"SELECT t.thread, ({_latest_sql(reader.prefix, layers)}) FROM {reader.prefix}threads t "
                             f"WHERE t.thread IN ({marks})", list(threads))
         return _ordered(reader, (ident for _, ident in pairs), limit)
+    page = max(2 * limit, 16)
+    pairs_n = len(STATE_KINDS) * len(layers)
+    found: dict[str, str] = {}
+    below: int | None = None
+    read = 0
+    while len(found) < limit and read < budget:
+        rows = reader.rows(_newest_sql(reader.prefix, layers, page, below is not None),
+                           [below] * pairs_n if below is not None else [])
+        read += len(rows)
+        filled = Counter(int(r[0]) for r in rows)
+        # a pair that filled its page may have more entries below its last one: the rows
+        # read are complete only down to the highest such last position
+        lows = [min(int(r[3]) for r in rows if int(r[0]) == pair) for pair, n in filled.items() if n == page]
+        cut = max(lows, default=None)
+        for _, thread, ident, position in sorted(rows, key=lambda r: int(r[3]), reverse=True):
+            if (cut is not None and int(position) < cut) or len(found) == limit:
+                break
+            found.setdefault(str(thread), str(ident))
+        if cut is None:
+            return _ordered(reader, found.values(), limit)
+        below = cut
+    if len(found) < limit:
+        return _by_thread(reader, limit, layers)
+    return _ordered(reader, found.values(), limit)
+
+
+def _by_thread(reader: Reader, limit: int, layers: Sequence[str]) -> list[Row]:
+    inner = _latest_sql(reader.prefix, layers)
     ids: list[str] = []
     offset = 0
     while len(ids) < limit:

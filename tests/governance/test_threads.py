@@ -8,9 +8,10 @@ import pytest
 
 from memhall.domains.entry import draft
 from memhall.domains.errors import RefusedError
-from memhall.governance import sessions
+from memhall.governance import sessions, threads
 from memhall.governance.hall import Hall
 from memhall.governance.recompute import verify_read_models
+from memhall.governance.store import raw
 
 
 def state(hall: Hall, text: str, topic: str, *, layer: str = "L2", actor: str = "codex") -> str:
@@ -29,6 +30,31 @@ def test_handoff_lists_each_open_thread_once_however_busy_the_others(hall: Hall)
     assert [e.thread for e in view.latest] == ["deploy", "billing"]
     assert view.latest[0].text == "deploy step 11 done"
     assert view.latest[1].id == billing
+
+
+def test_handoff_orders_threads_by_their_latest_state_not_by_their_latest_write(hall: Hall) -> None:
+    state(hall, "billing: invoices v2 live", "billing")
+    deploy = state(hall, "deploy: canary at 10%", "deploy")
+    hall.write("codex", "company", draft(text="billing call with finance", layer="L2", tags={"topics": ["billing"]}))
+
+    view = sessions.handoff(hall, "codex", "company", open_session=False, limit=1)
+
+    assert [e.id for e in view.latest] == [deploy]
+
+
+def test_a_thread_flooding_the_newest_state_entries_hides_no_other_thread(hall: Hall) -> None:
+    billing = state(hall, "billing: invoices v2 live", "billing")
+    hall.write_many("codex", "company", [draft(text=f"deploy step {i} done", kind="state", layer="L2",
+                                              tags={"topics": ["deploy"]}) for i in range(60)])
+
+    view = sessions.handoff(hall, "codex", "company", open_session=False, limit=3)
+    with hall.store.read() as conn:
+        reader = threads.Reader(raw(conn), hall.streams.stream("company").tables.prefix, conn.dialect.name)
+        walked = threads.latest(reader, limit=3, budget=20)  # past its budget: the threads walked instead
+
+    assert [e.thread for e in view.latest] == ["deploy", "billing"]
+    assert view.latest[1].id == billing
+    assert [r["id"] for r in walked] == [e.id for e in view.latest]
 
 
 def test_a_seats_l1_state_is_a_candidate_never_the_latest_state(hall: Hall) -> None:

@@ -74,7 +74,8 @@ ENTRIES = TableSpec("entries", "id", (
     ("entries_kind_time", ("kind", "status", "created_at", "created_position"), False),
     # a thread's latest state and candidate: one seek per (kind, layer) at handoff
     ("entries_thread", ("thread", "status", "kind", "layer", "created_position"), False),
-    ("entries_layer", ("layer", "status"), False),
+    # and the newest state entries of each kind at a layer, for a handoff's open threads
+    ("entries_layer", ("layer", "status", "kind", "created_position"), False),
     ("entries_dedup", ("dedup_key",), False),
     ("entries_root", ("claim_root_id",), False),
     ("entries_idempotency", ("idempotency_key",), True),
