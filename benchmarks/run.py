@@ -26,7 +26,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -287,7 +287,7 @@ def median_ms(fn: Callable[[], Any], repeat: int = 15) -> float:
 
 
 WRITER = """
-import sys, time
+import os, sys, time
 from memhall.domains.entry import draft
 from memhall.governance.hall import Hall
 from memhall.governance.store import Store
@@ -295,21 +295,48 @@ from memhall.policies.engine import PolicySet
 hall = Hall(Store(sys.argv[1]), PolicySet.load(None))
 domain, name, n, start_at = sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5])
 hall.write("codex", domain, draft(text=f"warm {name}"))
+
+def backends():
+    # this writer's PostgreSQL server processes (the server is on this machine, else none)
+    if hall.store.dialect != "postgresql":
+        return []
+    with hall.store.read() as conn:
+        pid = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar()
+    return [pid] if os.path.exists(f"/proc/{pid}/stat") else []
+
+def cpu_of(pids):
+    total = 0.0
+    for pid in pids:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+pids = backends()
 while time.time() < start_at:
     time.sleep(0.005)
-errors, first = 0, time.time()
+errors, first, cpu, server = 0, time.time(), time.process_time(), cpu_of(pids)
 for i in range(n):
     try:
         hall.write("codex", domain, draft(text=f"writer {name} note {i}"))
     except Exception as error:
         errors += 1
         print(repr(error)[:200], file=sys.stderr)
-print(f"first={first} last={time.time()} errors={errors} writes={n}")
+last = time.time()
+print(f"first={first} last={last} errors={errors} writes={n} cpu={time.process_time() - cpu} "
+      f"server={cpu_of(pids) if pids and pids == backends() else -1}")
 """
 
 
-def writers(url: str, domains: list[str], processes: int, n: int) -> tuple[float, int]:
-    """`processes` writer processes, spread over `domains`, n writes each: (writes/s, errors)."""
+class Writers(NamedTuple):
+    rate: float  # writes/s over the span from the first start to the last finish
+    errors: int
+    cpu_ms: float  # the writers' own CPU per write
+    server_ms: float  # their PostgreSQL server processes' CPU per write (-1: not measured)
+    load: float  # the load average after
+
+
+def writers(url: str, domains: list[str], processes: int, n: int) -> Writers:
+    """`processes` writer processes, spread over `domains`, n writes each."""
     start_at = time.time() + 3 + processes * 0.5  # after every interpreter has started
     procs = [subprocess.Popen([sys.executable, "-c", WRITER, url, domains[p % len(domains)], str(p), str(n),
                                str(start_at)], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
@@ -319,28 +346,35 @@ def writers(url: str, domains: list[str], processes: int, n: int) -> tuple[float
     stats = [{k: float(v) for k, v in (x.split("=") for x in out.split())} for out, _ in outs]
     total = sum(s["writes"] for s in stats)
     span = max(s["last"] for s in stats) - min(s["first"] for s in stats)
-    return total / span, int(sum(s["errors"] for s in stats))
+    server = -1.0 if any(s["server"] < 0 for s in stats) else sum(s["server"] for s in stats) / total * 1000
+    return Writers(total / span, int(sum(s["errors"] for s in stats)), sum(s["cpu"] for s in stats) / total * 1000,
+                   server, os.getloadavg()[0])
+
+
+def cpu_note(w: Writers) -> str:
+    server = f" + {w.server_ms:.1f} ms server" if w.server_ms >= 0 else ""
+    return f"CPU {w.cpu_ms:.1f} ms client{server} per write, load {w.load:.1f}"
 
 
 def contention(sqlite_url: str, pg_url: str | None, n: int) -> None:
     new_hall(sqlite_url).store.dispose()
-    rate, errors = writers(sqlite_url, ["company"], 16, n)
+    lite = writers(sqlite_url, ["company"], 16, n)
     row("16 SQLite writer processes, one domain", "0 errors",
-        f"{errors} errors in {16 * n:,} writes ({rate:,.0f} writes/s in all; SQLite has one write lock per "
-        "file, so its writers take turns whatever their domain)", errors == 0)
+        f"{lite.errors} errors in {16 * n:,} writes ({lite.rate:,.0f} writes/s in all, {cpu_note(lite)}; SQLite "
+        "has one write lock per file, so its writers take turns whatever their domain)", lite.errors == 0)
     if pg_url is None:
         return
     with postgres_schema(pg_url) as url:
         new_hall(url, "company", "family").store.dispose()
-        alone, _ = writers(url, ["company"], 1, n)
-        one_domain, errors_one = writers(url, ["company"], 8, n)
-        two_domains, errors_two = writers(url, ["company", "family"], 8, n)
+        alone = writers(url, ["company"], 1, n * 4)
+        one = writers(url, ["company"], 8, n)
+        two = writers(url, ["company", "family"], 8, n)
     row("8 PostgreSQL writer processes, one domain", ">= 1x one writer's rate (no collapse)",
-        f"{one_domain:,.0f} writes/s = {one_domain / alone:.2f}x one writer ({alone:,.0f}/s); "
-        f"{errors_one} errors", one_domain >= alone and errors_one == 0)
+        f"{one.rate:,.0f} writes/s = {one.rate / alone.rate:.2f}x one writer ({alone.rate:,.0f}/s); {one.errors} "
+        f"errors; {cpu_note(one)} (one writer: {cpu_note(alone)})", one.rate >= alone.rate and one.errors == 0)
     row("8 PostgreSQL writers over two domains vs one domain", ">= 1.6x",
-        f"{two_domains / one_domain:.2f}x ({two_domains:,.0f} vs {one_domain:,.0f} writes/s); {errors_two} errors",
-        two_domains / one_domain >= 1.6 and errors_two == 0)
+        f"{two.rate / one.rate:.2f}x ({two.rate:,.0f} vs {one.rate:,.0f} writes/s); {two.errors} errors; "
+        f"{cpu_note(two)}", two.rate / one.rate >= 1.6 and two.errors == 0)
 
 
 def suite(pg_url: str | None) -> None:
