@@ -20,9 +20,9 @@ from sqlalchemy import Connection, select
 
 from memhall.governance.projection.apply import SqlBackend
 from memhall.governance.projection.schema import READ_MODELS, SEARCH, TableSpec, from_sql
-from memhall.governance.rebuild import events_of, replay
+from memhall.governance.rebuild import BATCH, events_of, replay
 from memhall.governance.store import raw
-from memhall.governance.streamed import Diverged, StreamingBackend, streamed
+from memhall.governance.streamed import Diverged, StreamingBackend, keyed, streamed
 from memhall.governance.streams import Streams
 from memhall.governance.tables import SYSTEM, domains_table
 
@@ -53,14 +53,16 @@ def _snapshot(streams: Streams) -> Iterator[Connection]:
             yield conn
 
 
-def verify_read_models(streams: Streams, domains: list[str] | None = None) -> list[ModelReport]:
-    """One report per domain (and the system stream), each stopping at its first difference."""
+def verify_read_models(streams: Streams, domains: list[str] | None = None, *,
+                       batch: int = BATCH) -> list[ModelReport]:
+    """One report per domain (and the system stream), each stopping at its first difference;
+    the log is replayed `batch` events at a time."""
     names = domains if domains is not None else [*streams.discovered(), SYSTEM]
     reports = []
     with _snapshot(streams) as conn:
         registry = {r.name: r for r in conn.execute(select(domains_table))}
         for name in names:
-            reports.append(_verify(streams, conn, name, registry))
+            reports.append(_verify(streams, conn, name, registry, batch))
     return reports
 
 
@@ -76,16 +78,16 @@ def models_of(url: str) -> list[ModelReport]:
         store.dispose()
 
 
-def _verify(streams: Streams, conn: Connection, name: str, registry: dict[str, Any]) -> ModelReport:
+def _verify(streams: Streams, conn: Connection, name: str, registry: dict[str, Any], batch: int) -> ModelReport:
     """The domain's verdict: first the fast way (the append-only read models compared as
     streams); at the first divergence there, again the thorough way, which names the row."""
     try:
-        return _verify_once(streams, conn, name, registry, streaming=True)
+        return _verify_once(streams, conn, name, registry, batch, streaming=True)
     except Diverged:
-        return _verify_once(streams, conn, name, registry, streaming=False)
+        return _verify_once(streams, conn, name, registry, batch, streaming=False)
 
 
-def _verify_once(streams: Streams, conn: Connection, name: str, registry: dict[str, Any], *,
+def _verify_once(streams: Streams, conn: Connection, name: str, registry: dict[str, Any], batch: int, *,
                  streaming: bool) -> ModelReport:
     stream = streams.stream_of_tables(name)
     dialect = streams.store.dialect
@@ -97,12 +99,12 @@ def _verify_once(streams: Streams, conn: Connection, name: str, registry: dict[s
                else SqlBackend(db, dialect, scratch.prefix))
     try:
         events, opened = 0, []
-        for rows in events_of(db, stream.tables.events_name, dialect):
+        for rows in events_of(db, stream.tables.events_name, dialect, batch=batch):
             opened.extend(replay(rows, backend))
             events += len(rows)
         checked = sum(backend.finish().values()) if isinstance(backend, StreamingBackend) else 0
         for spec in specs:
-            if spec in direct:
+            if spec in direct or (streaming and spec in keyed()):
                 continue
             broken, seen = _compare(db, stream.tables.prefix + spec.suffix, scratch.prefix + spec.suffix, spec)
             checked += seen

@@ -188,3 +188,72 @@ def test_an_untouched_log_is_verified_the_fast_way_and_an_edited_one_the_thoroug
 
     assert ways == [True, False]
     assert report.broken is not None and (report.broken.table, report.broken.column) == ("mh_company_exposure", "via")
+
+
+def changed_entries(hall: Hall) -> tuple[UUID, UUID]:
+    """An entry superseded by a later one, and an entry retired later: their rows were
+    written by one event and changed by another."""
+    first = UUID(hall.write("codex", "company", draft(text="the build runs on jenkins", layer="L2")).entry_id)
+    hall.write("codex", "company", draft(text="the build runs on github actions", layer="L2"), supersedes=first,
+               reason="the build moved")
+    retired = UUID(hall.write("codex", "company", draft(text="the NAS is in room 4", layer="L2")).entry_id)
+    hall.retire("maki", "company", retired, "the NAS moved")
+    return first, retired
+
+
+def ways_taken(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each verification of a domain was the fast way (True) or the thorough one."""
+    from memhall.governance import recompute
+
+    ways: list[bool] = []
+    thorough = recompute._verify_once
+
+    def recorded(*args: Any, streaming: bool) -> ModelReport:
+        ways.append(streaming)
+        return thorough(*args, streaming=streaming)
+
+    monkeypatch.setattr(recompute, "_verify_once", recorded)
+    return ways
+
+
+@pytest.mark.parametrize("batch", [1, 5000], ids=["an event a batch", "one batch"])
+def test_entries_changed_after_they_were_written_are_verified_the_fast_way(
+        hall: Hall, batch: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Entries are compared as the replay inserts them; one a later event changes is compared
+    at the end, whether that event was replayed in the same batch or a later one."""
+    changed_entries(hall)
+    ways = ways_taken(monkeypatch)
+
+    [report] = verify_read_models(hall.streams, ["company"], batch=batch)
+
+    assert report.ok, report.broken
+    assert ways == [True]
+
+
+@pytest.mark.parametrize("column, value", [("text", "the build runs on a laptop"), ("status", "active")])
+def test_an_edit_of_an_entry_a_later_event_changed_is_named(
+        hall: Hall, column: str, value: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    superseded, _ = changed_entries(hall)
+    edit(hall, update(T.entries).where(T.entries.c.id == str(superseded)).values({column: value}))
+    ways = ways_taken(monkeypatch)
+
+    [report] = verify_read_models(hall.streams, ["company"], batch=1)
+
+    assert report.broken is not None
+    assert (report.broken.table, report.broken.key, report.broken.column) == (
+        "mh_company_entries", str(superseded), column)
+    assert ways == [True, False]
+
+
+def test_an_edit_of_an_entry_no_later_event_changed_is_named_when_replayed_an_event_a_batch(
+        hall: Hall, history: History, monkeypatch: pytest.MonkeyPatch) -> None:
+    changed_entries(hall)
+    edit(hall, update(T.entries).where(T.entries.c.id == str(history.entry)).values(layer="L4"))
+    ways = ways_taken(monkeypatch)
+
+    [report] = verify_read_models(hall.streams, ["company"], batch=1)
+
+    assert report.broken is not None
+    assert (report.broken.table, report.broken.key, report.broken.column) == (
+        "mh_company_entries", str(history.entry), "layer")
+    assert ways == [True, False]
