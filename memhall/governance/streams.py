@@ -18,7 +18,7 @@ from sqlalchemy.orm import sessionmaker
 
 from memhall.domains.aggregate import Aggregate
 from memhall.domains.errors import NotFoundError, UnknownDomainError
-from memhall.governance import fulltext
+from memhall.governance import bulkload, fulltext
 from memhall.governance.journal import Journal, NewEvent, head_table_sql
 from memhall.governance.mapper import PydanticMapper, new_mapper
 from memhall.governance.store import Store, raw
@@ -176,6 +176,7 @@ class Streams:
         self.mapper = new_mapper()
         self._streams: dict[str, DomainStream] = {}
         self._known: set[str] = set()
+        self._restored: set[str] = set()
         self._ready = False
 
     def ensure_registry(self) -> None:
@@ -231,7 +232,11 @@ class Streams:
         """The stream of an existing domain; an unknown domain is refused."""
         if not self.exists(name):
             raise UnknownDomainError(name)
-        return self._stream(name)
+        stream = self._stream(name)
+        if name not in self._restored:  # once per process: what an import killed midway set aside
+            self._restored.add(name)
+            bulkload.restore(self.store, stream.tables)
+        return stream
 
     def stream_of_tables(self, name: str) -> DomainStream:
         """A stream by its tables alone, for maintenance of a damaged registry."""

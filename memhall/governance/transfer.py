@@ -30,8 +30,9 @@ from memhall.domains.entry import EntryDraft, draft
 from memhall.domains.errors import InvalidValueError
 from memhall.domains.moments import iso
 from memhall.domains.values import principal_name
-from memhall.governance import fulltext, threads
+from memhall.governance import bulkload, fulltext, threads
 from memhall.governance.hall import Hall
+from memhall.governance.memory_records import collector_paused
 from memhall.governance.store import raw
 from memhall.policies.model import Action
 
@@ -172,9 +173,10 @@ OPTIMIZE_MIN = 10_000
 
 
 def run_import(hall: Hall, actor: str, domain: str, lines: Iterable[Line], *, batch: int = BATCH,
-               progress: Progress | None = None) -> ImportReport:
+               progress: Progress | None = None, defer_from: int = bulkload.DEFER_MIN) -> ImportReport:
     """Import `lines` in batches of `batch` (one transaction each, so a crash loses at
-    most the batch in flight; running it again finishes the rest)."""
+    most the batch in flight; running it again finishes the rest). From `defer_from` lines
+    on, SQLite builds some indexes at the end instead (see `bulkload`)."""
     actor = principal_name(actor)
     stream, _ = hall.ask(actor, Action.READ, domain)
     report = ImportReport()
@@ -184,22 +186,27 @@ def run_import(hall: Hall, actor: str, domain: str, lines: Iterable[Line], *, ba
     def flush() -> None:
         if not pending:
             return
-        _write_batch(hall, actor, stream.name, pending, report)
+        with collector_paused():  # a batch's drafts, events and rows are acyclic, thousands of them
+            _write_batch(hall, actor, stream.name, pending, report)
         if progress is not None:
             progress(len(pending))
         pending.clear()
         pending_keys.clear()
 
-    for line in lines:
-        report.read += 1
-        ref = line.fields.get("supersedes")
-        if ref is not None and str(ref) in pending_keys:
-            flush()  # it names a line of this batch: write that one first
-        pending.append(line)
-        pending_keys.add(line.key)
-        if len(pending) >= batch:
-            flush()
-    flush()
+    with bulkload.deferring(hall.store, stream.tables, defer_from) as ready:
+        for line in lines:
+            report.read += 1
+            ref = line.fields.get("supersedes")
+            if ref is not None and str(ref) in pending_keys:
+                ready(report.read)
+                flush()  # it names a line of this batch: write that one first
+            pending.append(line)
+            pending_keys.add(line.key)
+            if len(pending) >= batch:
+                ready(report.read)
+                flush()
+        ready(report.read)
+        flush()
     if report.written >= OPTIMIZE_MIN:
         with hall.store.write() as conn:
             for statement in fulltext.optimize_sql(stream.tables, hall.store.dialect):

@@ -1,0 +1,95 @@
+"""A large import on SQLite builds some read-model indexes at its end: the store it leaves,
+however the import ends, has every index and the read models its log says."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from sqlalchemy import inspect
+
+from memhall.domains.errors import InvalidValueError
+from memhall.governance import bulkload, transfer
+from memhall.governance.hall import Hall
+from memhall.governance.recompute import verify_read_models
+from memhall.governance.store import Store
+from memhall.governance.tables import tables_for
+
+
+def lines(n: int, start: int = 0) -> list[bytes]:
+    return [json.dumps({"text": f"note {i} on topic{i % 3}", "tags": [f"topic{i % 3}"], "key": f"n{i}",
+                        "kind": "state" if i % 4 == 0 else "episode", "layer": "L2",
+                        "author": "gemini" if i % 2 else "codex"}).encode() for i in range(start, start + n)]
+
+
+def indexes(store: Store) -> set[str]:
+    found = inspect(store.write_engine)
+    return {str(index["name"]) for name in found.get_table_names() if name.startswith("mh_company_")
+            for index in found.get_indexes(name)}
+
+
+def test_an_import_past_the_threshold_leaves_every_index_and_the_read_models_its_log_says(hall: Hall) -> None:
+    before = indexes(hall.store)
+
+    report = transfer.run_import(hall, "codex", "company", transfer.jsonl(lines(40)), batch=7, defer_from=10)
+
+    assert report.written == 40
+    assert indexes(hall.store) == before
+    assert all(r.ok for r in verify_read_models(hall.streams, ["company"]))
+
+
+def test_an_import_past_the_threshold_stores_what_a_small_import_of_the_same_lines_stores(
+        hall: Hall) -> None:
+    transfer.run_import(hall, "codex", "company", transfer.jsonl(lines(40)), batch=7, defer_from=10)
+    transfer.run_import(hall, "codex", "family", transfer.jsonl(lines(40)), batch=7, defer_from=10**6)
+
+    def rows(domain: str) -> list[tuple[object, ...]]:
+        t = tables_for(domain)
+        with hall.store.read() as conn:
+            return [tuple(r) for r in conn.exec_driver_sql(
+                f"SELECT e.text, e.kind, e.layer, e.thread, e.source_kind, e.source_agent_id, e.topics, "
+                f"e.idempotency_key, e.created_position, x.holder, x.via FROM {t.entries.name} e "
+                f"JOIN {t.exposure.name} x ON x.entry_id = e.id ORDER BY e.created_position")]
+
+    assert rows("company") == rows("family")
+
+
+def test_an_import_that_fails_after_setting_indexes_aside_builds_them_again(sqlite_hall: Hall) -> None:
+    before = indexes(sqlite_hall.store)
+    bad = [*lines(20), b'{"text": 7}']
+
+    with pytest.raises(InvalidValueError, match="line 21"):
+        transfer.run_import(sqlite_hall, "codex", "company", transfer.jsonl(bad), batch=5, defer_from=10)
+
+    assert indexes(sqlite_hall.store) == before
+    assert all(r.ok for r in verify_read_models(sqlite_hall.streams, ["company"]))
+
+
+def test_indexes_an_import_killed_midway_left_missing_are_built_by_the_next_process_to_open_the_domain(
+        sqlite_hall: Hall) -> None:
+    before = indexes(sqlite_hall.store)
+    transfer.run_import(sqlite_hall, "codex", "company", transfer.jsonl(lines(12)))
+    with sqlite_hall.store.write() as conn:  # what a killed import leaves: its batches, not the indexes
+        for index in bulkload.deferrable(tables_for("company")):
+            conn.exec_driver_sql(f"DROP INDEX {index.name}")
+    assert indexes(sqlite_hall.store) < before
+
+    later = Hall(Store(sqlite_hall.store.url), sqlite_hall.gate)
+    report = transfer.run_import(later, "codex", "company", transfer.jsonl(lines(12)))
+
+    assert (report.written, report.already) == (0, 12)
+    assert indexes(later.store) == before
+    later.store.dispose()
+
+
+def test_a_small_import_into_a_large_domain_keeps_its_indexes(sqlite_hall: Hall) -> None:
+    transfer.run_import(sqlite_hall, "codex", "company", transfer.jsonl(lines(30)), defer_from=10**6)
+    kept = bulkload.deferring(sqlite_hall.store, tables_for("company"), at=10)
+
+    with kept as ready:
+        ready(20)  # 20 lines read of an import into a domain of more than 30 events
+        assert not bulkload.missing(sqlite_hall.store, tables_for("company"))
+        ready(40)
+        assert bulkload.missing(sqlite_hall.store, tables_for("company"))
+
+    assert not bulkload.missing(sqlite_hall.store, tables_for("company"))
