@@ -298,6 +298,13 @@ class Hall:
         within the batch), with the outcome of writing them one by one in order.
         `supersedes[i]`, when given, is what entry i replaces. The policy is asked
         once for the whole batch, before the write lock is taken."""
+        from memhall.governance.memory_records import collector_paused
+
+        with collector_paused():  # a batch makes thousands of acyclic objects: no cycles to look for
+            return self._write_many(actor, domain, entries, supersedes)
+
+    def _write_many(self, actor: str, domain: str, entries: list[EntryDraft],
+                    supersedes: Sequence[UUID | None]) -> list[WriteResult]:
         actor = principal_name(actor)
         if supersedes and len(supersedes) != len(entries):
             raise InvalidValueError("write_many: give one supersedes value per entry (or none)")
