@@ -20,7 +20,7 @@ from sqlalchemy import Connection, select
 
 from memhall.governance.projection.apply import SqlBackend
 from memhall.governance.projection.schema import READ_MODELS, SEARCH, TableSpec, from_sql
-from memhall.governance.rebuild import BATCH, events_of, replay
+from memhall.governance.rebuild import BATCH, collector_paused, events_of, replay
 from memhall.governance.store import raw
 from memhall.governance.streamed import Diverged, StreamingBackend, keyed, streamed
 from memhall.governance.streams import Streams
@@ -99,9 +99,10 @@ def _verify_once(streams: Streams, conn: Connection, name: str, registry: dict[s
                else SqlBackend(db, dialect, scratch.prefix))
     try:
         events, opened = 0, []
-        for rows in events_of(db, stream.tables.events_name, dialect, batch=batch):
-            opened.extend(replay(rows, backend))
-            events += len(rows)
+        with collector_paused():
+            for rows in events_of(db, stream.tables.events_name, dialect, batch=batch):
+                opened.extend(replay(rows, backend))
+                events += len(rows)
         checked = sum(backend.finish().values()) if isinstance(backend, StreamingBackend) else 0
         for spec in specs:
             if spec in direct or (streaming and spec in keyed()):
