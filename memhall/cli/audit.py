@@ -26,7 +26,7 @@ from memhall.policies.signers import AllowedSigners
 from memhall.policies.signing import verify as verify_signature
 from memhall.governance.settings import checkpoint_file, remember_checkpoints
 from memhall.governance.location import locate, require_registry
-from memhall.governance.recompute import ModelReport, models_of
+from memhall.governance.recompute import ModelReport, models_at, models_of, source_of
 from memhall.governance.store import Store
 from memhall.governance.tables import SYSTEM, domains_table, store_table, tables_for
 from memhall.policies.model import Action
@@ -133,17 +133,21 @@ BESIDE_MIN = 20_000
 
 def _models_beside(app: App) -> Beside[list[ModelReport]] | None:
     """The read-model check started in a second process, if the log is long enough to pay
-    for it (counted from each chain's head row); else None."""
+    for it (counted from each chain's head row); else None. The child connects with the
+    driver alone (`models_at`), to every stream whose events table exists."""
     store = _open(app)
     try:
         with snapshot(store.read_engine) as conn:
             tables = set(inspect(conn).get_table_names())
-            heads = [tables_for(d).head_name for d in _streams(conn, store)]
+            names = [d for d in _streams(conn, store) if tables_for(d).events_name in tables]
+            heads = [tables_for(d).head_name for d in names]
             size = sum(int(conn.execute(text(f"SELECT position FROM {h}")).scalar() or 0)
                        for h in heads if h in tables)
     finally:
         store.dispose()
-    return Beside(f"{models_of.__module__}:{models_of.__name__}", store.url) if size >= BESIDE_MIN else None
+    if size < BESIDE_MIN:
+        return None
+    return Beside(f"{models_at.__module__}:{models_at.__name__}", source_of(store.url), names)
 
 
 def _model_verdict(report: ModelReport) -> str:

@@ -11,20 +11,26 @@ are not compared.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel
-from sqlalchemy import Connection, select
 
 from memhall.governance.projection.apply import SqlBackend
 from memhall.governance.projection.schema import READ_MODELS, SEARCH, TableSpec, from_sql
-from memhall.governance.rebuild import BATCH, collector_paused, events_of, replay
-from memhall.governance.store import raw
+from memhall.governance.replay import BATCH, collector_paused, events_of, replay
 from memhall.governance.streamed import Diverged, StreamingBackend, keyed, streamed
-from memhall.governance.streams import Streams
-from memhall.governance.tables import SYSTEM, domains_table
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection
+
+    from memhall.governance.streams import Streams
+
+#: the domain registry, the system stream (as in `tables`, which this module does not import:
+#: it is what `audit verify`'s process beside runs, without SQLAlchemy)
+REGISTRY = "mh_domains"
+SYSTEM = "0sys"
 
 
 class ModelBreak(BaseModel):
@@ -44,6 +50,14 @@ class ModelReport(BaseModel):
     broken: ModelBreak | None = None
 
 
+class Source(NamedTuple):
+    """How to reach a store without SQLAlchemy: its dialect and the DBAPI connect arguments."""
+
+    dialect: str
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+
+
 @contextmanager
 def _snapshot(streams: Streams) -> Iterator[Connection]:
     with streams.store.read_engine.connect() as conn:
@@ -58,18 +72,22 @@ def verify_read_models(streams: Streams, domains: list[str] | None = None, *,
     """One report per domain (and the system stream), each stopping at its first difference;
     the log is replayed `batch` events at a time."""
     names = domains if domains is not None else [*streams.discovered(), SYSTEM]
-    reports = []
     with _snapshot(streams) as conn:
-        registry = {r.name: r for r in conn.execute(select(domains_table))}
-        for name in names:
-            reports.append(_verify(streams, conn, name, registry, batch))
-    return reports
+        return verify_on(conn.connection.driver_connection, streams.store.dialect, names, batch=batch)
+
+
+def verify_on(db: Any, dialect: str, names: Sequence[str], *, batch: int = BATCH) -> list[ModelReport]:
+    """`verify_read_models` on a DBAPI connection, in the snapshot its transaction sees."""
+    cursor = db.cursor()
+    cursor.execute(f"SELECT name, created_by FROM {REGISTRY}")
+    registry = {str(name): by for name, by in cursor.fetchall()}
+    return [_verify(db, dialect, name, registry, batch) for name in names]
 
 
 def models_of(url: str) -> list[ModelReport]:
-    """`verify_read_models` of every stream of the store at `url` (what `audit verify` runs in
-    a process beside the chain walk: it imports this module, not the CLI)."""
+    """`verify_read_models` of every stream of the store at `url`, in this process."""
     from memhall.governance.store import Store
+    from memhall.governance.streams import Streams
 
     store = Store(url)
     try:
@@ -78,36 +96,70 @@ def models_of(url: str) -> list[ModelReport]:
         store.dispose()
 
 
-def _verify(streams: Streams, conn: Connection, name: str, registry: dict[str, Any], batch: int) -> ModelReport:
-    """The domain's verdict: first the fast way (the append-only read models compared as
-    streams); at the first divergence there, again the thorough way, which names the row."""
+def source_of(url: str) -> Source:
+    """The DBAPI connect arguments SQLAlchemy would use for `url` (for `models_at`)."""
+    from sqlalchemy import create_engine
+
+    engine = create_engine(url)
+    args, kwargs = engine.dialect.create_connect_args(engine.url)
+    kwargs.pop("context", None)  # psycopg's adapters of this engine: the child has its own
+    engine.dispose()
+    return Source(engine.dialect.name, tuple(args), dict(kwargs))
+
+
+def models_at(source: Source, names: list[str]) -> list[ModelReport]:
+    """`verify_read_models` of the given streams, on a connection of its own: what `audit verify`
+    runs in a process beside the chain walk. It imports neither SQLAlchemy nor the hall
+    (half a second of a child's start-up on PostgreSQL)."""
+    if source.dialect == "sqlite":
+        import sqlite3
+
+        db = sqlite3.connect(*source.args, **{**source.kwargs, "timeout": 30, "isolation_level": None})
+        try:
+            db.execute("PRAGMA busy_timeout = 30000")
+            db.execute("BEGIN")  # one read snapshot for the whole check
+            return verify_on(db, "sqlite", names)
+        finally:
+            db.close()
+    import psycopg
+
+    pg = psycopg.connect(*source.args, **source.kwargs)
     try:
-        return _verify_once(streams, conn, name, registry, batch, streaming=True)
+        pg.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+        return verify_on(pg, "postgresql", names)
+    finally:
+        pg.close()
+
+
+def _verify(db: Any, dialect: str, name: str, registry: dict[str, Any], batch: int) -> ModelReport:
+    """The domain's verdict: first the fast way (the append-only read models and the entries
+    compared as streams); at the first divergence there, again the thorough way, which names
+    the row."""
+    try:
+        return _verify_once(db, dialect, name, registry, batch, streaming=True)
     except Diverged:
-        return _verify_once(streams, conn, name, registry, batch, streaming=False)
+        return _verify_once(db, dialect, name, registry, batch, streaming=False)
 
 
-def _verify_once(streams: Streams, conn: Connection, name: str, registry: dict[str, Any], batch: int, *,
+def _verify_once(db: Any, dialect: str, name: str, registry: dict[str, Any], batch: int, *,
                  streaming: bool) -> ModelReport:
-    stream = streams.stream_of_tables(name)
-    dialect = streams.store.dialect
-    db = raw(conn)
+    prefix = f"mh_{name}_"
     specs = [*READ_MODELS, *([SEARCH] if dialect == "sqlite" else [])]
     direct = streamed(dialect) if streaming else ()
-    scratch = _Scratch(db, dialect, stream.tables.prefix, [s for s in specs if s not in direct])
-    backend = (StreamingBackend(db, dialect, scratch.prefix, stream.tables.prefix) if streaming
+    scratch = _Scratch(db, dialect, prefix, [s for s in specs if s not in direct])
+    backend = (StreamingBackend(db, dialect, scratch.prefix, prefix) if streaming
                else SqlBackend(db, dialect, scratch.prefix))
     try:
         events, opened = 0, []
         with collector_paused():
-            for rows in events_of(db, stream.tables.events_name, dialect, batch=batch):
+            for rows in events_of(db, prefix + "events", dialect, batch=batch):
                 opened.extend(replay(rows, backend))
                 events += len(rows)
         checked = sum(backend.finish().values()) if isinstance(backend, StreamingBackend) else 0
         for spec in specs:
             if spec in direct or (streaming and spec in keyed()):
                 continue
-            broken, seen = _compare(db, stream.tables.prefix + spec.suffix, scratch.prefix + spec.suffix, spec)
+            broken, seen = _compare(db, prefix + spec.suffix, scratch.prefix + spec.suffix, spec)
             checked += seen
             if broken is not None:
                 return ModelReport(domain=name, ok=False, events=events, rows=checked, broken=broken)
@@ -116,12 +168,12 @@ def _verify_once(streams: Streams, conn: Connection, name: str, registry: dict[s
             backend.close()
         scratch.drop()
     for state in opened:
-        row = registry.get(state["name"])
-        if row is None or row.created_by != state["actor"]:
+        known, by = state["name"] in registry, registry.get(state["name"])
+        if not known or by != state["actor"]:
             return ModelReport(domain=name, ok=False, events=events, rows=checked, broken=ModelBreak(
-                table=domains_table.name, key=state["name"], column="name" if row is None else "created_by",
+                table=REGISTRY, key=state["name"], column="created_by" if known else "name",
                 detail=(f"the log opened domain {state['name']} but the registry has no row for it"
-                        if row is None else f"the registry says {row.created_by!r} created it, "
+                        if not known else f"the registry says {by!r} created it, "
                         f"the log says {state['actor']!r}")))
     return ModelReport(domain=name, ok=True, events=events, rows=checked)
 

@@ -19,7 +19,7 @@ from memhall.governance.hall import Hall
 from memhall.governance.projection import ops_for
 from memhall.governance.projection.apply import Projector, SqlBackend
 from memhall.governance.projection.schema import from_iso, iso
-from memhall.governance.rebuild import events_of
+from memhall.governance.replay import events_of
 from memhall.governance.store import raw
 from memhall.governance.views import EntryView, HandoffView
 from memhall.policies.model import Action
