@@ -13,7 +13,9 @@ makes importing a file again write nothing), dedup by key, and every primary
 key. The rows are the same with or without the indexes: readers meanwhile are
 slower, never wrong. An import that fails rebuilds them on its way out; one
 killed outright leaves them missing, and the next process that opens the
-domain builds them (`restore`) before it reads.
+domain builds them (`restore`) before it reads. (A process that opens the
+domain while an import runs builds them too, between two of its batches: the
+import then keeps them up to date as a small one does, slower, still right.)
 
 PostgreSQL keeps its indexes: dropping one locks the table against every
 reader until the import's end.

@@ -4,8 +4,11 @@ however the import ends, has every index and the read models its log says."""
 from __future__ import annotations
 
 import json
+import tempfile
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from sqlalchemy import inspect
 
 from memhall.domains.errors import InvalidValueError
@@ -14,6 +17,7 @@ from memhall.governance.hall import Hall
 from memhall.governance.recompute import verify_read_models
 from memhall.governance.store import Store
 from memhall.governance.tables import tables_for
+from tests.governance.test_import import fresh_hall, stored
 
 
 def lines(n: int, start: int = 0) -> list[bytes]:
@@ -93,3 +97,43 @@ def test_a_small_import_into_a_large_domain_keeps_its_indexes(sqlite_hall: Hall)
         assert bulkload.missing(sqlite_hall.store, tables_for("company"))
 
     assert not bulkload.missing(sqlite_hall.store, tables_for("company"))
+
+
+def others(hall: Hall) -> list[tuple[object, ...]]:
+    """The threads and exposure rows, ids and times left out."""
+    t = tables_for("company")
+    with hall.store.read() as conn:
+        return [tuple(r) for r in conn.exec_driver_sql(
+            f"SELECT thread, entries, position FROM {t.threads.name} ORDER BY thread")] + [
+            tuple(r) for r in conn.exec_driver_sql(
+                f"SELECT holder, via, position FROM {t.exposure.name} ORDER BY position, holder")]
+
+
+texts = st.lists(st.tuples(
+    st.sampled_from(["alpha", "beta", "Alpha", "gamma delta"]),
+    st.sampled_from(["L1", "L2"]),
+    st.sampled_from(["episode", "claim", "state"]),
+    st.sampled_from([None, None, "k1", "k2"]),
+), min_size=1, max_size=14)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts)
+def test_an_import_that_sets_indexes_aside_stores_what_writing_its_lines_one_by_one_stores(
+        spec: list[tuple[str, str, str, str | None]]) -> None:
+    # a key names one content, so that the one-by-one path never refuses it
+    rows = [json.dumps({"text": t, "layer": layer, "kind": kind, "tags": [t.split()[0].lower()],
+                        **({"key": f"{key}-{t}-{layer}-{kind}"} if key else {})}).encode()
+            for t, layer, kind, key in spec]
+    with tempfile.TemporaryDirectory() as folder:
+        bulk, single = fresh_hall(folder, "bulk.db"), fresh_hall(folder, "single.db")
+
+        transfer.run_import(bulk, "codex", "company", transfer.jsonl(rows), batch=3, defer_from=2)
+        for line in transfer.jsonl(rows):
+            single.write("codex", "company", transfer.to_draft(line, "codex"))
+
+        assert stored(bulk) == stored(single)
+        assert others(bulk) == others(single)
+        assert indexes(bulk.store) == indexes(single.store)
+        bulk.store.dispose()
+        single.store.dispose()
