@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
@@ -19,8 +19,12 @@ from memhall.audit.checkpoints import Checkpoint
 #: rows fetched per query; memory stays flat however long the chain is
 BATCH = 5000
 
-_EVENTS = ("SELECT id, originator_id, originator_version, topic, state FROM {table} "
+_EVENTS = ("SELECT id, {originator}, originator_version, topic, state FROM {table} "
            "WHERE id > {m} ORDER BY id LIMIT {m}")
+
+#: called with (position, topic, state) of each event a walk verifies, in log order: what
+#: else `audit verify` checks of every event reads it here, instead of reading the log again
+Watch = Callable[[int, str, bytes], None]
 _CHAIN = "SELECT position, head FROM {table} WHERE position > {m} ORDER BY position LIMIT {m}"
 
 
@@ -77,11 +81,13 @@ def snapshot(engine: Engine) -> Iterator[Connection]:
 
 
 def verify_store(conn: Connection, sources: Sequence[ChainSource], checkpoints: Sequence[Checkpoint] = (),
-                 *, incremental: bool = False, batch: int = BATCH) -> list[ChainReport]:
+                 *, incremental: bool = False, batch: int = BATCH,
+                 watch: Callable[[str], Watch | None] | None = None) -> list[ChainReport]:
     """Verify every stream, and that each checkpoint is a prefix of its chain.
 
     `incremental` trusts everything up to each domain's latest checkpoint and
-    only checks that the chain still passes through it and extends it.
+    only checks that the chain still passes through it and extends it. `watch`
+    gives each domain's `Watch`, if any.
     """
     by_domain: dict[str, list[Checkpoint]] = {}
     for checkpoint in checkpoints:
@@ -94,7 +100,8 @@ def verify_store(conn: Connection, sources: Sequence[ChainSource], checkpoints: 
             reports.append(_gone(source.domain, 0, f"the tables of {source.domain} are missing"))
             continue
         start = max(seen, key=lambda c: c.position) if incremental and seen else None
-        reports.append(verify_chain(conn, source, seen, start=start, batch=batch))
+        reports.append(verify_chain(conn, source, seen, start=start, batch=batch,
+                                    watch=watch(source.domain) if watch is not None else None))
     for domain, seen in sorted(by_domain.items()):
         last = max(seen, key=lambda c: c.position)
         reports.append(_gone(domain, last.position, (
@@ -104,16 +111,20 @@ def verify_store(conn: Connection, sources: Sequence[ChainSource], checkpoints: 
 
 
 def verify_chain(conn: Connection, source: ChainSource, checkpoints: Sequence[Checkpoint] = (),
-                 *, start: Checkpoint | None = None, batch: int = BATCH) -> ChainReport:
+                 *, start: Checkpoint | None = None, batch: int = BATCH, watch: Watch | None = None) -> ChainReport:
     """Walk events and chain rows side by side in position order, recomputing
-    every head; stop at the first break."""
+    every head; stop at the first break. `watch` sees every event the walk verified."""
     walk = _Walk(source.domain, checkpoints, start)
     if start is not None:
         walk.resume(conn, source.chain, start)
     if walk.broken is not None:
         return walk.report()
-    m = "?" if conn.dialect.name == "sqlite" else "%s"
-    events = _Cursor(_batches(conn, _EVENTS.format(table=source.events, m=m), walk.position, batch))
+    sqlite = conn.dialect.name == "sqlite"
+    m = "?" if sqlite else "%s"
+    # PostgreSQL: the id as text, not a uuid the driver makes an object of and the walk a string again
+    originator = "originator_id" if sqlite else "originator_id::text"
+    events = _Cursor(_batches(conn, _EVENTS.format(originator=originator, table=source.events, m=m),
+                              walk.position, batch))
     chain = _Cursor(_batches(conn, _CHAIN.format(table=source.chain, m=m), walk.position, batch))
     tag = tag_field(walk.domain)
     while walk.broken is None and (events.row is not None or chain.row is not None):
@@ -138,6 +149,8 @@ def verify_chain(conn: Connection, source: ChainSource, checkpoints: Sequence[Ch
                     "erased together with their chain rows (positions are assigned without gaps)"))
             elif computed == stored:
                 walk.step(at_event, computed)
+                if watch is not None:
+                    watch(at_event, str(topic), state if isinstance(state, bytes) else _bytes(state))
             else:
                 walk.fail(at_event, *_mismatch(walk, at_event, computed, stored, events, chain))
     walk.finish()

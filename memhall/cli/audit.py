@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -12,13 +13,13 @@ from sqlalchemy import Connection, inspect, select, text
 
 from memhall.audit import checkpoints, review
 from memhall.audit.checkpoints import DEFAULT_PATH, Checkpoint
-from memhall.audit.verify import BATCH, ChainReport, ChainSource, snapshot, verify_store
+from memhall.audit.verify import BATCH, ChainReport, ChainSource, Watch, snapshot, verify_store
 from memhall.cli.beside import Beside
 from memhall.cli.context import App, emit, json_option, note
 from memhall.cli.options import BIGINT, LAYERS
 from memhall.cli.table import listing
 from memhall.domains.errors import AuditFailureError, InvalidValueError, MemhallError
-from memhall.governance.attestation import ActsReport, adopted_signers, verify_acts
+from memhall.governance.attestation import ActsReport, ActsWalk, adopted_signers
 from memhall.cli.signing import signer, signing_options
 from memhall.policies.acts import canonical_act
 from memhall.policies.files import read_policy_dir
@@ -66,8 +67,12 @@ def verify(app: App, path: Path | None, batch: int, fast: bool) -> None:
     try:
         seen = _load(path) if path else []
         _check_signatures(app, seen)
-        reports, _ = _verify(app, path, seen, incremental=False, batch=batch)
-        acts = _verify_acts(app, [r.domain for r in reports if r.ok])
+        # each event's policy digest and signature are checked as the chain walk reads it
+        walks: dict[str, ActsWalk] = {}
+        reports, _ = _verify(app, path, seen, incremental=False, batch=batch,
+                             watch=lambda domain: walks.setdefault(domain, ActsWalk(domain)).event)
+        acts = [walks[r.domain].report() if r.domain in walks else ActsWalk(r.domain).report()
+                for r in reports if r.ok]
         models = [] if fast or not all(r.ok for r in reports) else (
             beside.result() if beside is not None else _verify_models(app))
     finally:
@@ -99,16 +104,6 @@ def _remembered(app: App, *, existing: bool) -> Path | None:
     finally:
         store.dispose()
     return found if found is not None and (found.is_file() or not existing) else None
-
-
-def _verify_acts(app: App, domains: list[str]) -> list[ActsReport]:
-    """Each decision names the policy adopted then; each human act carries a signature that verifies."""
-    store = _open(app)
-    try:
-        with snapshot(store.read_engine) as conn:
-            return [verify_acts(conn, domain) for domain in domains]
-    finally:
-        store.dispose()
 
 
 def _acts_verdict(report: ActsReport) -> str:
@@ -294,8 +289,8 @@ def log(app: App, actor: str | None, action: str | None, layer: str | None, deci
             empty="no audit rows match")
 
 
-def _verify(app: App, path: Path | None, seen: list[Checkpoint], *, incremental: bool,
-            batch: int) -> tuple[list[ChainReport], str | None]:
+def _verify(app: App, path: Path | None, seen: list[Checkpoint], *, incremental: bool, batch: int,
+            watch: Callable[[str], Watch | None] | None = None) -> tuple[list[ChainReport], str | None]:
     store = _open(app)
     try:
         with snapshot(store.read_engine) as conn:
@@ -304,7 +299,8 @@ def _verify(app: App, path: Path | None, seen: list[Checkpoint], *, incremental:
             store_id = _store_id(conn)
             if path is not None:
                 seen = checkpoints.of_store(path, seen, store_id)
-            return verify_store(conn, sources, seen, incremental=incremental, batch=batch), store_id
+            return verify_store(conn, sources, seen, incremental=incremental, batch=batch,
+                                watch=watch), store_id
     finally:
         store.dispose()
 

@@ -143,6 +143,20 @@ def adopted_signers(conn: Connection, domain: str, position: int) -> AllowedSign
         return None  # the acts check reports an adoption that cannot be read back
 
 
+class ActsWalk:
+    """`verify_acts` fed one stored event at a time, in log order, by a walk that reads them
+    anyway (`audit verify`'s chain walk): the log is read once, not twice."""
+
+    def __init__(self, domain: str) -> None:
+        self._walk = _Walk(domain)
+
+    def event(self, position: int, topic: str, state: bytes) -> None:
+        self._walk.event(position, topic, orjson.loads(state))
+
+    def report(self) -> ActsReport:
+        return self._walk.report()
+
+
 def verify_acts(conn: Connection, domain: str) -> ActsReport:
     """Every event of `domain`, in log order: its policy digest, and a human act's signature."""
     walk = _Walk(domain)
