@@ -38,6 +38,7 @@ from memhall.domains.values import (
 from memhall.governance.encodings import default_encoder, encoded
 from memhall.governance.facts import draft_facts, draft_requests, entry_facts, write_action
 from memhall.governance.gate import Gate, Refused, decide_all, denial
+from memhall.governance.projection.entries import thread_of
 from memhall.governance.refusals import Refusals
 from memhall.governance.seal import POLICY_NOT_ADOPTED, Seal, not_adopted_message
 from memhall.governance.store import Store
@@ -87,12 +88,15 @@ class Hall:
     # -- transactions and policy -------------------------------------------------
 
     @contextmanager
-    def writing(self, stream: DomainStream | None = None) -> Iterator[Connection]:
+    def writing(self, stream: DomainStream | None = None, *, dedup: Sequence[str] = (),
+                rows: Sequence[tuple[str, str]] = ()) -> Iterator[Connection]:
         """A write transaction that commits a recorded refusal, then raises it.
         Given a stream, it holds that domain's lock from its first statement,
-        so whatever the use case reads cannot change before it saves."""
+        so whatever the use case reads cannot change before it saves; `dedup`
+        and `rows` are read with the lock (`DomainStream.locked`)."""
         refused: Refused | None = None
-        with self.store.write() as session, stream.locked(session) if stream is not None else nullcontext():
+        with self.store.write() as session, \
+                stream.locked(session, dedup=dedup, rows=rows) if stream is not None else nullcontext():
             try:
                 yield session
             except Refused as error:
@@ -223,7 +227,11 @@ class Hall:
         # The encoding depends on the draft alone: made before the domain's lock, so
         # other writers of the domain do not wait on it (a duplicate throws it away).
         encoding = encoded(self.encoder, entry, actor, self.clock())
-        with self.writing(stream) as session:
+        # Read with the lock, in its round trip on PostgreSQL: the duplicate check, and the
+        # rows the entry's projection merges into (its thread, the lived window).
+        thread = thread_of({"tags": {"topics": entry.tags.topics}, "thread": entry.thread, "actor": actor})
+        with self.writing(stream, dedup=[entry.dedup_key()],
+                          rows=[("threads", thread), ("lived", "domain")]) as session:
             request = PolicyRequest(
                 principal=actor, action=action, domain=stream.name, **draft_facts(entry, actor),
                 claimed_principal=claimed_principal, claimed_domain=claimed_domain,

@@ -42,6 +42,24 @@ class NewEvent(NamedTuple):
     data: bytes
 
 
+class Ahead(NamedTuple):
+    """What a write reads first, read with the domain's lock (`Journal.held`): queries
+    (SQL, parameters) whose rows it wants, and the read-model rows (table, key) the merges
+    of its first append will need."""
+
+    queries: Sequence[tuple[str, Sequence[Any]]] = ()
+    rows: Sequence[tuple[str, str]] = ()
+
+
+class Taken(NamedTuple):
+    """What `Journal.held` read with the lock: the last event of `last_of` ((0, b"") when
+    it has none), and the rows of each of `ahead`'s queries; None and () when they were
+    not read with it (SQLite, or a nested use)."""
+
+    last: tuple[int, bytes] | None = None
+    answers: tuple[list[tuple[Any, ...]], ...] = ()
+
+
 class StaleHeadError(Exception):
     """The head row is missing or behind the log: the store was not set up by
     this version (run `memhall rebuild`) or was tampered with."""
@@ -55,6 +73,8 @@ class Journal:
         self.dialect = dialect
         #: per connection holding the domain's lock (`held`): (connection, position, head)
         self._held: dict[int, tuple[Any, int, str]] = {}
+        #: per connection, read-model rows read with the lock for its first append (`held`)
+        self._ahead: dict[int, dict[tuple[str, str], dict[str, Any] | None]] = {}
         self.prefix = f"mh_{domain}_"
         self.events_table = self.prefix + "events"
         self.chain_table = self.prefix + "chain"
@@ -72,32 +92,49 @@ class Journal:
                           f"WHERE originator_id = {m} ORDER BY originator_version DESC LIMIT 1")
 
     @contextmanager
-    def held(self, connection: Any, *, last_of: UUID | None = None) -> Iterator[tuple[int, bytes] | None]:
+    def held(self, connection: Any, *, last_of: UUID | None = None,
+             ahead: Ahead | None = None) -> Iterator[Taken]:
         """Lock the domain (`head`) for the rest of the caller's transaction on `connection`;
         until this exits, appends on it take the head from here, not from another query
-        (nobody else can move it while the lock is held). On PostgreSQL, `last_of`'s last
-        event is read in the same round trip, under the lock, and yielded (else None)."""
+        (nobody else can move it while the lock is held). On PostgreSQL, what the write
+        reads first is read in the same round trip, under the lock: `last_of`'s last event,
+        `ahead`'s queries (their rows are yielded) and the read-model rows its merges need
+        (kept for the first append). Elsewhere the write reads them itself, as it goes."""
         key = id(connection)
         outer = key in self._held  # a nested use joins the outer transaction: the head it keeps
-        last: tuple[int, bytes] | None = None  # is the latest, for the outer too
-        if last_of is not None and self.dialect == "postgresql":
+        taken = Taken()  # is the latest, for the outer too
+        if self.dialect == "postgresql" and not outer and (last_of is not None or ahead is not None):
             with connection.pipeline():
-                heads, lasts = connection.cursor(), connection.cursor()
+                heads = connection.cursor()
                 heads.execute(self._head_sql)
-                lasts.execute(self._last_sql, (self.uuid_param(last_of),))
-                row, found = heads.fetchone(), lasts.fetchone()
+                lasts = connection.cursor()
+                if last_of is not None:
+                    lasts.execute(self._last_sql, (self.uuid_param(last_of),))
+                queries = []
+                for sql, params in ahead.queries if ahead is not None else ():
+                    queries.append(connection.cursor())
+                    queries[-1].execute(sql, params)
+                rows = (SqlBackend(connection, self.dialect, self.prefix, copy=False).fetch_many(list(ahead.rows))
+                        if ahead is not None and ahead.rows else {})
+                row = heads.fetchone()
+                found = lasts.fetchone() if last_of is not None else None
+                answers = tuple(cursor.fetchall() for cursor in queries)
             if row is None:
                 raise StaleHeadError(f"the head row of {self.domain} is missing")
             head = (int(row[0]), str(row[1]))
-            last = (int(found[0]), bytes(found[1])) if found is not None else (0, b"")
+            last = None if last_of is None else (int(found[0]), bytes(found[1])) if found is not None else (0, b"")
+            taken = Taken(last, answers)
+            if rows:
+                self._ahead[key] = rows
         else:
             head = self.head(connection)
         self._held[key] = (connection, *head)
         try:
-            yield last
+            yield taken
         finally:
             if not outer:
                 self._held.pop(key, None)
+                self._ahead.pop(key, None)
 
     def head(self, connection: Any) -> tuple[int, str]:
         """The last position and chain head; on PostgreSQL this locks the domain."""
@@ -114,6 +151,8 @@ class Journal:
             return []
         held = self._held.get(id(connection))
         position, head = held[1:] if held is not None and held[0] is connection else self.head(connection)
+        # rows read with the lock are fresh for the first append only: it changes them
+        ahead = self._ahead.pop(id(connection), None) if held is not None and held[0] is connection else None
         stored, links, positions = [], [], []
         for event in events:
             position += 1
@@ -127,21 +166,22 @@ class Journal:
         if self.dialect == "sqlite":
             self._store(connection, stored, links, position, head, events, positions, copy=False)
         elif len(events) >= COPY_MIN:
-            self._store(connection, stored, links, position, head, events, positions, copy=True)
+            self._store(connection, stored, links, position, head, events, positions, copy=True, ahead=ahead)
             if grew(positions[0] - 1, position):
                 # A bulk load outpaces autovacuum: without fresh statistics the planner
                 # picks scans for the readers' queries (a handoff took seconds at 100k).
                 connection.cursor().execute(analyze_sql(self.prefix))
         else:
             with connection.pipeline():  # one round trip for the whole write, not one per statement
-                self._store(connection, stored, links, position, head, events, positions, copy=False)
+                self._store(connection, stored, links, position, head, events, positions, copy=False,
+                            ahead=ahead)
         if held is not None and held[0] is connection:
             self._held[id(connection)] = (connection, position, head)
         return positions
 
     def _store(self, connection: Any, stored: list[tuple[Any, ...]], links: list[tuple[int, str]],
                position: int, head: str, events: Sequence[NewEvent], positions: list[int], *,
-               copy: bool) -> None:
+               copy: bool, ahead: dict[tuple[str, str], dict[str, Any] | None] | None = None) -> None:
         cursor = connection.cursor()
         if copy:
             copy_rows(connection, self.events_table,
@@ -151,7 +191,7 @@ class Journal:
             cursor.executemany(self._event_sql, stored)
             cursor.executemany(self._chain_sql, links)
         cursor.execute(self._move_sql, (position, head))
-        projector = Projector(SqlBackend(connection, self.dialect, self.prefix, copy=copy))
+        projector = Projector(SqlBackend(connection, self.dialect, self.prefix, copy=copy), ahead)
         ops = [ops_for(event.topic, event.state, at) for event, at in zip(events, positions)]
         projector.prefetch(op for event_ops in ops for op in event_ops)
         for event_ops in ops:

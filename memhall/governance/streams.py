@@ -3,7 +3,7 @@ their new events to the journal (events, chain and projections together)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -19,7 +19,7 @@ from sqlalchemy.orm import sessionmaker
 from memhall.domains.aggregate import Aggregate
 from memhall.domains.errors import NotFoundError, UnknownDomainError
 from memhall.governance import bulkload, fulltext
-from memhall.governance.journal import Journal, NewEvent, head_table_sql
+from memhall.governance.journal import Ahead, Journal, NewEvent, head_table_sql
 from memhall.governance.mapper import PydanticMapper, new_mapper
 from memhall.governance.store import Store, raw
 from memhall.governance.tables import (
@@ -52,6 +52,8 @@ class DomainStream:
         self.journal = Journal(name, store.dialect)
         self.mapper = mapper
         self._sql: dict[tuple[str, int], str] = {}
+        #: per connection, `live_entries` answers read with the lock (`locked`), until a save
+        self._early: dict[int, tuple[set[str], dict[str, str]]] = {}
 
     def create(self) -> None:
         """Create the domain's tables (idempotent). The events table keeps
@@ -87,13 +89,28 @@ class DomainStream:
         self.journal.head(raw(conn))
 
     @contextmanager
-    def locked(self, conn: Connection) -> Iterator[None]:
+    def locked(self, conn: Connection, *, dedup: Sequence[str] = (),
+               rows: Sequence[tuple[str, str]] = ()) -> Iterator[None]:
         """`lock`, for the rest of the transaction: meanwhile the chain head and the charter,
-        read once under the lock, are not read again (a write needs each several times)."""
+        read once under the lock, are not read again (a write needs each several times).
+        `dedup` (keys the write will look up, `live_entries`) and `rows` (read-model rows its
+        first save merges into) are read with the lock: on PostgreSQL in its round trip, so
+        the lock is held for fewer of them."""
         charter = self.seal.charter_ident(self.name) if self.seal is not None else None
-        with self.journal.held(raw(conn), last_of=charter) as last, \
-                self.seal.locked(self.name, last) if self.seal is not None else nullcontext():
-            yield
+        keys = sorted(set(dedup))
+        ahead = Ahead(((self._in_sql("live", len(keys)), keys),) if keys else (), rows) if keys or rows else None
+        db = raw(conn)
+        with self.journal.held(db, last_of=charter, ahead=ahead) as taken, \
+                self.seal.locked(self.name, taken.last) if self.seal is not None else nullcontext():
+            if keys and taken.answers:
+                found: dict[str, str] = {}
+                for key, ident in taken.answers[0]:
+                    found.setdefault(str(key), str(ident))
+                self._early[id(db)] = (set(keys), found)
+            try:
+                yield
+            finally:
+                self._early.pop(id(db), None)
 
     def get(self, aggregate_id: UUID, what: str = "entry", *, kind: type[A] | None = None) -> Any:
         """An aggregate rebuilt from its events, read in the current write
@@ -121,13 +138,18 @@ class DomainStream:
                 new.append(NewEvent(event.originator_id, event.originator_version, topic, state, data))
         if self.seal is not None:
             new = self.seal.seal(conn, self, new)
-        return self.journal.append(raw(conn), new)
+        db = raw(conn)
+        self._early.pop(id(db), None)  # what it read ahead may change now
+        return self.journal.append(db, new)
 
     def live_entries(self, conn: Connection, dedup_keys: Iterable[str]) -> dict[str, str]:
         """Active stored entries by dedup key (the earliest if several): a value that was
         superseded or retired and comes back is a new write, not a duplicate."""
         found: dict[str, str] = {}
         ordered = sorted(set(dedup_keys))
+        early = self._early.get(id(raw(conn)))
+        if early is not None and early[0].issuperset(ordered):
+            return {key: early[1][key] for key in ordered if key in early[1]}
         cursor = raw(conn).cursor()
         for start in range(0, len(ordered), _CHUNK):
             chunk = ordered[start:start + _CHUNK]

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
+from uuid import uuid4
 
 import pytest
 from sqlalchemy import func, select, text
 
+from memhall.domains.entry import draft
 from memhall.governance.hall import Hall
 from memhall.governance.store import Store
 from memhall.governance.tables import tables_for
@@ -19,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 WRITER = """
 import sys
+from memhall.domains.entry import draft
 from memhall.domains.entry import draft
 from memhall.governance.hall import Hall
 from memhall.governance.store import Store
@@ -78,4 +82,37 @@ def test_on_postgresql_writers_of_one_domain_never_wait_for_another_domain(store
     tables = tables_for("family")
     with hall.store.read() as conn:
         assert conn.execute(select(func.count()).select_from(tables.entries)).scalar_one() == 10
+    hall.store.dispose()
+
+
+def test_on_postgresql_a_writer_that_waited_for_the_lock_sees_the_same_memory_written_meanwhile(
+        store_url: str) -> None:
+    if not store_url.startswith("postgresql"):
+        pytest.skip("SQLite's writers take its one write lock before they read anything")
+    hall = Hall(Store(store_url), PolicySet.load(None))
+    hall.create_domain("maki", "company")
+    name = f"memhall_waiter_{uuid4().hex[:8]}"
+    script = WRITER.replace('f"writer {sys.argv[2]} note {n}"', '"the export job moved to fridays"')
+    waiting = ("SELECT count(*) FROM pg_stat_activity WHERE application_name = :name "
+               "AND wait_event_type = 'Lock'")
+
+    with hall.writing(hall.streams.stream("company")):  # the domain's lock, held until the block ends
+        hall.write("codex", "company", draft(text="the export job moved to fridays"))
+        behind = subprocess.Popen(
+            [sys.executable, "-c", script, f"{store_url}{'&' if '?' in store_url else '?'}application_name={name}",
+             "w", "1"], cwd=ROOT, env={"PYTHONPATH": str(ROOT)}, stderr=subprocess.PIPE, text=True)
+        watching = Store(store_url)
+        with watching.write_engine.connect() as watcher:
+            while not watcher.execute(text(waiting), {"name": name}).scalar_one() and behind.poll() is None:
+                watcher.rollback()
+                time.sleep(0.05)
+        watching.dispose()
+    error = behind.communicate(timeout=300)[1]
+
+    assert behind.returncode == 0, error
+    tables = tables_for("company")
+    with hall.store.read() as conn:
+        stored = conn.execute(select(func.count()).select_from(tables.entries)
+                              .where(tables.entries.c.text == "the export job moved to fridays")).scalar_one()
+    assert stored == 1  # the waiter's duplicate check ran once it held the lock
     hall.store.dispose()

@@ -44,10 +44,11 @@ _KEYS = {suffix: spec.key for suffix, spec in BY_SUFFIX.items()}
 class Projector:
     """The overlay of one batch; `flush` writes it and starts the next."""
 
-    def __init__(self, backend: Backend) -> None:
+    def __init__(self, backend: Backend, ahead: dict[Key, dict[str, Any] | None] | None = None) -> None:
         self.backend = backend
-        #: rows read ahead for the merges of a write (`prefetch`), None where there is no row
-        self._ahead: dict[Key, dict[str, Any] | None] = {}
+        #: rows read ahead for the merges of a write (`prefetch`, or given: read with the domain's
+        #: lock, in its round trip), None where there is no row
+        self._ahead: dict[Key, dict[str, Any] | None] = dict(ahead or {})
         self._rows: dict[Key, dict[str, Any]] = {}
         self._new: dict[Key, None] = {}
         self._dirty: dict[Key, None] = {}
@@ -76,7 +77,8 @@ class Projector:
         """Read the rows the merges among `ops` will need, at once: on PostgreSQL in pipeline
         mode one round trip for all of them instead of one each."""
         wanted = list(dict.fromkeys((op.table, op.key) for op in ops if isinstance(op, Merge)
-                                    and (op.table, op.key) not in self._rows))
+                                    and (op.table, op.key) not in self._rows
+                                    and (op.table, op.key) not in self._ahead))
         if len(wanted) > 1:
             self._ahead.update(self.backend.fetch_many(wanted))
 
