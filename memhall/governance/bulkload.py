@@ -17,6 +17,13 @@ domain builds them (`restore`) before it reads. (A process that opens the
 domain while an import runs builds them too, between two of its batches: the
 import then keeps them up to date as a small one does, slower, still right.)
 
+While an import runs, its SQLite connection also keeps more pages in memory
+and checkpoints the WAL less often (`tuned`): with SQLite's defaults (2 MiB of
+cache, a checkpoint every 1,000 pages) a batch's dirty pages spill to the WAL
+before its commit and every other commit copies them into the database file,
+about ten page reads and writes per imported line. Neither setting touches
+durability: every commit still syncs the WAL.
+
 PostgreSQL keeps its indexes: dropping one locks the table against every
 reader until the import's end.
 """
@@ -37,6 +44,9 @@ DEFER_MIN = 5_000
 DEFERRED_TABLES = ("entries", "exposure", "audit", "threads")
 #: what the import looks up while it runs (besides primary keys and unique indexes)
 KEPT = ("entries_dedup",)
+#: while an import runs: its page cache (KiB) and the WAL pages between two checkpoints
+CACHE_KIB = 65_536
+CHECKPOINT_PAGES = 10_000
 
 
 def deferrable(tables: DomainTables) -> list[Index]:
@@ -67,6 +77,28 @@ def restore(store: Store, tables: DomainTables) -> bool:
         for index in deferrable(tables):
             index.create(conn, checkfirst=True)
     return True
+
+
+@contextmanager
+def tuned(store: Store) -> Iterator[None]:
+    """An import's SQLite write connection with a larger cache and fewer checkpoints,
+    its own settings back when the import ends."""
+    if store.dialect != "sqlite":
+        yield
+        return
+    with store.write() as conn:
+        cursor = raw(conn).cursor()
+        before = [(name, cursor.execute(f"PRAGMA {name}").fetchone()[0])
+                  for name in ("cache_size", "wal_autocheckpoint")]
+        cursor.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+        cursor.execute(f"PRAGMA wal_autocheckpoint = {CHECKPOINT_PAGES}")
+    try:
+        yield
+    finally:
+        with store.write() as conn:
+            cursor = raw(conn).cursor()
+            for name, value in before:
+                cursor.execute(f"PRAGMA {name} = {int(value)}")
 
 
 @contextmanager

@@ -193,7 +193,7 @@ def run_import(hall: Hall, actor: str, domain: str, lines: Iterable[Line], *, ba
         pending.clear()
         pending_keys.clear()
 
-    with bulkload.deferring(hall.store, stream.tables, defer_from) as ready:
+    with bulkload.tuned(hall.store), bulkload.deferring(hall.store, stream.tables, defer_from) as ready:
         for line in lines:
             report.read += 1
             ref = line.fields.get("supersedes")

@@ -137,3 +137,16 @@ def test_an_import_that_sets_indexes_aside_stores_what_writing_its_lines_one_by_
         assert indexes(bulk.store) == indexes(single.store)
         bulk.store.dispose()
         single.store.dispose()
+
+
+def test_an_import_leaves_the_write_connections_cache_and_checkpoints_as_they_were(sqlite_hall: Hall) -> None:
+    def settings_now() -> list[object]:
+        with sqlite_hall.store.write() as conn:
+            return [conn.exec_driver_sql(f"PRAGMA {name}").scalar() for name in ("cache_size", "wal_autocheckpoint")]
+
+    before = settings_now()
+    with bulkload.tuned(sqlite_hall.store):
+        assert settings_now() == [-bulkload.CACHE_KIB, bulkload.CHECKPOINT_PAGES]
+    transfer.run_import(sqlite_hall, "codex", "company", transfer.jsonl(lines(12)))
+
+    assert settings_now() == before
