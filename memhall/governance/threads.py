@@ -75,7 +75,7 @@ def _latest_sql(prefix: str, layers: Sequence[str]) -> str:
 
 def _newest_sql(prefix: str, layers: Sequence[str], page: int, below: bool) -> str:
     """The `page` newest active state entries of each (kind, layer) pair, below a position
-    when `below`, each row led by its pair's number: one seek each down the layer index
+    when `below`, each row led by its pair's number: one seek each down the index `entries_newest`
     (layer, status, kind, created_position)."""
     cut = " AND created_position < ?" if below else ""
     return " UNION ALL ".join(

@@ -74,8 +74,10 @@ ENTRIES = TableSpec("entries", "id", (
     ("entries_kind_time", ("kind", "status", "created_at", "created_position"), False),
     # a thread's latest state and candidate: one seek per (kind, layer) at handoff
     ("entries_thread", ("thread", "status", "kind", "layer", "created_position"), False),
-    # and the newest state entries of each kind at a layer, for a handoff's open threads
-    ("entries_layer", ("layer", "status", "kind", "created_position"), False),
+    # a layer's entries, and its newest state entries of each kind (a handoff's open threads);
+    # named anew when it took its last two columns, so that opening a SQLite store made
+    # before builds it (`bulkload.restore`)
+    ("entries_newest", ("layer", "status", "kind", "created_position"), False),
     ("entries_dedup", ("dedup_key",), False),
     ("entries_root", ("claim_root_id",), False),
     ("entries_idempotency", ("idempotency_key",), True),
