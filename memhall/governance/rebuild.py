@@ -16,7 +16,7 @@ from sqlalchemy import insert, select
 
 from memhall.domains.records import Rebuild
 from memhall.domains.values import principal_name
-from memhall.governance import fulltext
+from memhall.governance import bulkload, fulltext
 from memhall.governance.hall import Hall
 from memhall.governance.journal import analyze_sql
 from memhall.governance.projection.apply import SqlBackend
@@ -55,7 +55,8 @@ def rebuild(hall: Hall, domains: list[str] | None = None, batch: int = BATCH,
                     conn.exec_driver_sql(f"DROP INDEX IF EXISTS {named.group(1)}")
             total = count(raw(conn), stream.tables.events_name)
         done, after = 0, 0
-        with collector_paused():
+        # a larger page cache and fewer WAL checkpoints while the log is replayed (as an import)
+        with bulkload.tuned(hall.store), collector_paused():
             while True:
                 with hall.store.write() as conn:
                     connection = raw(conn)
