@@ -45,7 +45,7 @@ DEFERRED_TABLES = ("entries", "exposure", "audit", "threads")
 #: what the import looks up while it runs (besides primary keys and unique indexes)
 KEPT = ("entries_dedup",)
 #: while an import runs: its page cache (KiB) and the WAL pages between two checkpoints
-CACHE_KIB = 65_536
+CACHE_KIB = 32_768
 CHECKPOINT_PAGES = 10_000
 
 
