@@ -103,7 +103,9 @@ class Journal:
         key = id(connection)
         outer = key in self._held  # a nested use joins the outer transaction: the head it keeps
         taken = Taken()  # is the latest, for the outer too
-        if self.dialect == "postgresql" and not outer and (last_of is not None or ahead is not None):
+        if outer:
+            ahead = None  # rows read ahead serve the outer use's first append, not a nested one's
+        if self.dialect == "postgresql" and (last_of is not None or ahead is not None):
             with connection.pipeline():
                 heads = connection.cursor()
                 heads.execute(self._head_sql)
