@@ -300,9 +300,11 @@ def _batches(conn: Connection, sql: str, after: int, batch: int) -> Iterator[Any
     """Rows after a position as plain DBAPI tuples, fetched `batch` at a time by key, not by
     offset, in the caller's transaction."""
     db: Any = conn.connection.driver_connection
+    # PostgreSQL: the binary format (the states are bytea, hex in the text format: twice the bytes)
+    binary = {"binary": True} if conn.dialect.name == "postgresql" else {}
     while True:
         cursor = db.cursor()
-        cursor.execute(sql, (after, batch))
+        cursor.execute(sql, (after, batch), **binary)
         rows = cursor.fetchall()
         yield from rows
         if len(rows) < batch:

@@ -72,8 +72,9 @@ def keyed() -> tuple[TableSpec, ...]:
 
 
 def _cursor(db: Any, dialect: str, name: str) -> Any:
-    """PostgreSQL: a server-side cursor, rows fetched as read; SQLite's are incremental anyway."""
-    return db.cursor(name=f"mhv_stream_{name}") if dialect == "postgresql" else db.cursor()
+    """PostgreSQL: a server-side cursor, rows fetched as read, in the binary format (no text to
+    parse back into numbers); SQLite's cursors are incremental anyway."""
+    return db.cursor(name=f"mhv_stream_{name}", binary=True) if dialect == "postgresql" else db.cursor()
 
 
 class _Stored:
