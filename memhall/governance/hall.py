@@ -273,11 +273,15 @@ class Hall:
             if target is not None:
                 self._supersede(session, stream, target, new, reason.strip() or None)
                 changed.append(target[0])
-            stream.save(session, *changed)
-            from memhall.governance.evidence import on_write
+            # Without a claim root nothing follows the entry (`evidence.on_write` has nothing
+            # to weigh): on PostgreSQL its save commits in its own round trip.
+            last = not entry.provenance.claim_root_id
+            stream.save(session, *changed, last=last)
+            if not last:
+                from memhall.governance.evidence import on_write
 
-            stream.save(session, *on_write(self, session, stream, entry, new, actor=actor,
-                                           rule=decision.rule_id))
+                stream.save(session, *on_write(self, session, stream, entry, new, actor=actor,
+                                               rule=decision.rule_id))
         return WriteResult(entry_id=str(new.id), domain=stream.name, layer=entry.layer.value,
                            rule=decision.rule_id)
 

@@ -147,8 +147,10 @@ class Journal:
             raise StaleHeadError(f"the head row of {self.domain} is missing")
         return int(row[0]), str(row[1])
 
-    def append(self, connection: Any, events: Sequence[NewEvent]) -> list[int]:
-        """Store, chain and project `events` in the caller's transaction; their positions."""
+    def append(self, connection: Any, events: Sequence[NewEvent], *, commit: bool = False) -> list[int]:
+        """Store, chain and project `events` in the caller's transaction; their positions.
+        `commit` (PostgreSQL): commit the transaction with them, in the same round trip
+        (the caller's transaction then has nothing left to do)."""
         if not events:
             return []
         held = self._held.get(id(connection))
@@ -177,6 +179,8 @@ class Journal:
             with connection.pipeline():  # one round trip for the whole write, not one per statement
                 self._store(connection, stored, links, position, head, events, positions, copy=False,
                             ahead=ahead)
+                if commit:
+                    connection.commit()
         if held is not None and held[0] is connection:
             self._held[id(connection)] = (connection, position, head)
         return positions

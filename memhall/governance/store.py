@@ -126,6 +126,8 @@ class Store:
             self.write_engine = _postgres_engine(url)
             self.read_engine = self.write_engine
         self._current: ContextVar[Connection | None] = ContextVar(f"memhall-write-{id(self)}", default=None)
+        #: whether the write transaction in progress was joined by a nested use (`write`)
+        self._joined: ContextVar[bool] = ContextVar(f"memhall-joined-{id(self)}", default=False)
 
     @property
     def display(self) -> str:
@@ -138,7 +140,11 @@ class Store:
         Nested uses join the outer transaction; an exception rolls it back."""
         current = self._current.get()
         if current is not None:
-            yield current
+            joined = self._joined.set(True)
+            try:
+                yield current
+            finally:
+                self._joined.reset(joined)
             return
         with self.write_engine.begin() as connection:
             token = self._current.set(connection)
@@ -146,6 +152,12 @@ class Store:
                 yield connection
             finally:
                 self._current.reset(token)
+
+    def may_commit_early(self) -> bool:
+        """Whether the write in progress may commit its transaction itself, with its last
+        statements (PostgreSQL, in their round trip): it runs in the outermost use of a
+        write transaction, not in one a caller opened around it (whose end commits)."""
+        return self.dialect == "postgresql" and self._current.get() is not None and not self._joined.get()
 
     @contextmanager
     def read(self) -> Iterator[Connection]:

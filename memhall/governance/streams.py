@@ -126,9 +126,12 @@ class DomainStream:
             raise NotFoundError(what, aggregate_id, self.name)
         return aggregate
 
-    def save(self, conn: Connection, *aggregates: Aggregate) -> list[int]:
+    def save(self, conn: Connection, *aggregates: Aggregate, last: bool = False) -> list[int]:
         """Append the aggregates' new events, chained and projected, inside the
-        caller's write transaction; their positions."""
+        caller's write transaction; their positions. `last`: nothing follows in the
+        transaction, so on PostgreSQL it commits with these statements, in their round
+        trip (one fewer under the domain's lock), unless a caller opened it around the use
+        case (`Store.may_commit_early`)."""
         new: list[NewEvent] = []
         for aggregate in aggregates:
             for event in aggregate.collect_events():
@@ -140,7 +143,7 @@ class DomainStream:
             new = self.seal.seal(conn, self, new)
         db = raw(conn)
         self._early.pop(id(db), None)  # what it read ahead may change now
-        return self.journal.append(db, new)
+        return self.journal.append(db, new, commit=last and self.store.may_commit_early())
 
     def live_entries(self, conn: Connection, dedup_keys: Iterable[str]) -> dict[str, str]:
         """Active stored entries by dedup key (the earliest if several): a value that was
