@@ -15,6 +15,7 @@ import orjson
 
 from memhall.governance.projection import ops_for
 from memhall.governance.projection.apply import Backend, Projector
+from memhall.governance.projection.ops import Merge
 
 BATCH = 5000
 DOMAIN_OPENED = "memhall.Domain.Opened"
@@ -56,7 +57,7 @@ def replay(rows: list[tuple[int, str, bytes]], backend: Backend) -> list[dict[st
                 opened.append(state)
         # the rows the batch's merges need, read at once (a thread's row once, not once a batch
         # per query: on PostgreSQL each read is a round trip)
-        projector.prefetch(op for ops in batch for op in ops)
+        projector.prefetch([op for ops in batch for op in ops if type(op) is Merge])
         for ops in batch:
             projector.apply(ops)
         projector.flush()

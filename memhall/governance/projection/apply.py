@@ -98,15 +98,9 @@ class Projector:
         row.update(op.change(dict(row)))
 
     def flush(self) -> None:
-        inserts: dict[str, list[dict[str, Any]]] = {}
-        for key in self._new:
-            inserts.setdefault(key[0], []).append(self._rows[key])
-        for table, rows in inserts.items():
+        for table, rows in _by_table(self._new, self._rows).items():
             self.backend.insert(table, rows)
-        replaced: dict[str, list[dict[str, Any]]] = {}
-        for key in self._dirty:
-            replaced.setdefault(key[0], []).append(self._rows[key])
-        for table, rows in replaced.items():
+        for table, rows in _by_table(self._dirty, self._rows).items():
             self.backend.replace(table, rows)
         grouped: dict[tuple[str, tuple[str, ...]], list[tuple[str, tuple[Any, ...]]]] = {}
         for (table, ident), values in self._partial.items():
@@ -119,6 +113,18 @@ class Projector:
         self._new.clear()
         self._dirty.clear()
         self._partial.clear()
+
+
+def _by_table(keys: dict[Key, None], rows: dict[Key, dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """The rows of `keys`, grouped by table, in order (a rebuild groups ~600k rows per 100k
+    events: no list made and dropped per row, as `setdefault(table, [])` would)."""
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    for key in keys:
+        group = grouped.get(key[0])
+        if group is None:
+            group = grouped[key[0]] = []
+        group.append(rows[key])
+    return grouped
 
 
 #: compiled statements, shared by every backend: (dialect, prefix, kind, table, columns) -> SQL
