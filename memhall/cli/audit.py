@@ -58,26 +58,30 @@ def verify(app: App, path: Path | None, batch: int, fast: bool) -> None:
     Then every read model an agent is served from (entries, full-text rows,
     sessions, promotions, requests, materializations, audit rows, the domain
     registry) is recomputed from the log and compared row by row."""
-    path = path or _remembered(app, existing=True)
-    if path is None and DEFAULT_PATH.is_file():
-        path = DEFAULT_PATH
-    # a long log's read models are replayed in a second process while this one walks the chains;
-    # their verdict counts only if every chain holds
-    beside = None if fast else _models_beside(app)
+    store = _open(app)  # opened once: the process beside starts before anything else is read
     try:
-        seen = _load(path) if path else []
-        _check_signatures(app, seen)
-        # each event's policy digest and signature are checked as the chain walk reads it
-        walks: dict[str, ActsWalk] = {}
-        reports, _ = _verify(app, path, seen, incremental=False, batch=batch,
-                             watch=lambda domain: walks.setdefault(domain, ActsWalk(domain)).event)
-        acts = [walks[r.domain].report() if r.domain in walks else ActsWalk(r.domain).report()
-                for r in reports if r.ok]
-        models = [] if fast or not all(r.ok for r in reports) else (
-            beside.result() if beside is not None else _verify_models(app))
+        # a long log's read models are replayed in a second process while this one walks the
+        # chains; their verdict counts only if every chain holds
+        beside = None if fast else _models_beside(store)
+        try:
+            path = path or _remembered(store, existing=True)
+            if path is None and DEFAULT_PATH.is_file():
+                path = DEFAULT_PATH
+            seen = _load(path) if path else []
+            _check_signatures(store, seen)
+            # each event's policy digest and signature are checked as the chain walk reads it
+            walks: dict[str, ActsWalk] = {}
+            reports, _ = _verify(store, path, seen, incremental=False, batch=batch,
+                                 watch=lambda domain: walks.setdefault(domain, ActsWalk(domain)).event)
+            acts = [walks[r.domain].report() if r.domain in walks else ActsWalk(r.domain).report()
+                    for r in reports if r.ok]
+            models = [] if fast or not all(r.ok for r in reports) else (
+                beside.result() if beside is not None else models_of(store.url))
+        finally:
+            if beside is not None:
+                beside.close()
     finally:
-        if beside is not None:
-            beside.close()
+        store.dispose()
     ok = all(r.ok for r in reports) and all(m.ok for m in models) and all(a.ok for a in acts)
     if not seen and ok:
         note("WARNING: no checkpoint: truncation of the log, rollback to an older copy and a "
@@ -96,13 +100,9 @@ def verify(app: App, path: Path | None, batch: int, fast: bool) -> None:
             f"{m.domain}: {m.broken.detail}" for m in broken if m.broken is not None))
 
 
-def _remembered(app: App, *, existing: bool) -> Path | None:
+def _remembered(store: Store, *, existing: bool) -> Path | None:
     """The checkpoint file the store remembers (for verify: only once it exists)."""
-    store = _open(app)
-    try:
-        found = checkpoint_file(store)
-    finally:
-        store.dispose()
+    found = checkpoint_file(store)
     return found if found is not None and (found.is_file() or not existing) else None
 
 
@@ -115,31 +115,20 @@ def _acts_verdict(report: ActsReport) -> str:
             f"adopted digest; {report.signatures} signature(s) verified{pre}")
 
 
-def _verify_models(app: App) -> list[ModelReport]:
-    """`models_of` the store, in this process (a short log: a second one would not pay)."""
-    store = _open(app)  # verifying never creates a store
-    store.dispose()
-    return models_of(store.url)
-
-
 #: from this many events (every stream together), the read models are checked beside the chains
 BESIDE_MIN = 20_000
 
 
-def _models_beside(app: App) -> Beside[list[ModelReport]] | None:
+def _models_beside(store: Store) -> Beside[list[ModelReport]] | None:
     """The read-model check started in a second process, if the log is long enough to pay
     for it (counted from each chain's head row); else None. The child connects with the
     driver alone (`models_at`), to every stream whose events table exists."""
-    store = _open(app)
-    try:
-        with snapshot(store.read_engine) as conn:
-            tables = set(inspect(conn).get_table_names())
-            names = [d for d in _streams(conn, store) if tables_for(d).events_name in tables]
-            heads = [tables_for(d).head_name for d in names]
-            size = sum(int(conn.execute(text(f"SELECT position FROM {h}")).scalar() or 0)
-                       for h in heads if h in tables)
-    finally:
-        store.dispose()
+    with snapshot(store.read_engine) as conn:
+        tables = set(inspect(conn).get_table_names())
+        names = [d for d in _streams(conn, store) if tables_for(d).events_name in tables]
+        heads = [tables_for(d).head_name for d in names]
+        size = sum(int(conn.execute(text(f"SELECT position FROM {h}")).scalar() or 0)
+                   for h in heads if h in tables)
     if size < BESIDE_MIN:
         return None
     return Beside(f"{models_at.__module__}:{models_at.__name__}", source_of(store.url), names)
@@ -183,9 +172,13 @@ def write_checkpoint(app: App, path: Path | None) -> list[Checkpoint]:
     """Append one checkpoint per domain (system stream included). The chains are
     checked first, from each domain's last checkpoint on: a broken chain gets
     no checkpoint, so tampering is never blessed."""
-    target = path or _remembered(app, existing=False) or DEFAULT_PATH
-    previous = _load(target) if target.is_file() else []
-    reports, store_id = _verify(app, target, previous, incremental=True, batch=BATCH)
+    store = _open(app)
+    try:
+        target = path or _remembered(store, existing=False) or DEFAULT_PATH
+        previous = _load(target) if target.is_file() else []
+        reports, store_id = _verify(store, target, previous, incremental=True, batch=BATCH)
+    finally:
+        store.dispose()
     _fail_if_broken(reports)
     now = datetime.now(timezone.utc)
     written = _signed([Checkpoint(domain=r.domain, position=r.position, head=r.head, at=now, store=store_id)
@@ -206,7 +199,7 @@ def _signed(taken: list[Checkpoint], app: App) -> list[Checkpoint]:
     return [c.model_copy(update={"signature": sign(canonical_act(c.signed()))}) for c in marked]
 
 
-def _check_signatures(app: App, seen: list[Checkpoint]) -> None:
+def _check_signatures(store: Store, seen: list[Checkpoint]) -> None:
     """A signed checkpoint line must verify against the allowed_signers its domain had adopted
     at that position (the copy in the log, not the policy folder, which whoever holds the
     files can edit); a forged one fails the audit. A checkpoint of a stream whose tables are
@@ -214,24 +207,20 @@ def _check_signatures(app: App, seen: list[Checkpoint]) -> None:
     signed = [c for c in seen if c.signature]
     if not signed:
         return
-    store = _open(app)
-    try:
-        with snapshot(store.read_engine) as conn:
-            tables = set(inspect(conn).get_table_names())
-            for c in signed:
-                if tables_for(c.domain).events_name not in tables:
-                    continue
-                signers = adopted_signers(conn, c.domain, c.position)
-                try:
-                    if signers is None:
-                        raise MemhallError(f"{c.domain} had adopted no policy by position {c.position}")
-                    verify_signature(canonical_act(c.signed()), str(c.signature), signers, str(c.by), at=c.at)
-                except MemhallError as error:
-                    raise AuditFailureError(
-                        f"audit failed: the checkpoint of {c.domain} at position {c.position} signed by {c.by} "
-                        f"does not verify against the allowed_signers adopted then: {error}") from None
-    finally:
-        store.dispose()
+    with snapshot(store.read_engine) as conn:
+        tables = set(inspect(conn).get_table_names())
+        for c in signed:
+            if tables_for(c.domain).events_name not in tables:
+                continue
+            signers = adopted_signers(conn, c.domain, c.position)
+            try:
+                if signers is None:
+                    raise MemhallError(f"{c.domain} had adopted no policy by position {c.position}")
+                verify_signature(canonical_act(c.signed()), str(c.signature), signers, str(c.by), at=c.at)
+            except MemhallError as error:
+                raise AuditFailureError(
+                    f"audit failed: the checkpoint of {c.domain} at position {c.position} signed by {c.by} "
+                    f"does not verify against the allowed_signers adopted then: {error}") from None
 
 
 @audit.command("log")
@@ -289,20 +278,16 @@ def log(app: App, actor: str | None, action: str | None, layer: str | None, deci
             empty="no audit rows match")
 
 
-def _verify(app: App, path: Path | None, seen: list[Checkpoint], *, incremental: bool, batch: int,
+def _verify(store: Store, path: Path | None, seen: list[Checkpoint], *, incremental: bool, batch: int,
             watch: Callable[[str], Watch | None] | None = None) -> tuple[list[ChainReport], str | None]:
-    store = _open(app)
-    try:
-        with snapshot(store.read_engine) as conn:
-            sources = [ChainSource(d, tables_for(d).events_name, tables_for(d).chain.name)
-                       for d in _streams(conn, store)]
-            store_id = _store_id(conn)
-            if path is not None:
-                seen = checkpoints.of_store(path, seen, store_id)
-            return verify_store(conn, sources, seen, incremental=incremental, batch=batch,
-                                watch=watch), store_id
-    finally:
-        store.dispose()
+    with snapshot(store.read_engine) as conn:
+        sources = [ChainSource(d, tables_for(d).events_name, tables_for(d).chain.name)
+                   for d in _streams(conn, store)]
+        store_id = _store_id(conn)
+        if path is not None:
+            seen = checkpoints.of_store(path, seen, store_id)
+        return verify_store(conn, sources, seen, incremental=incremental, batch=batch,
+                            watch=watch), store_id
 
 
 def _store_id(conn: Connection) -> str | None:
