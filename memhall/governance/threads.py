@@ -93,7 +93,8 @@ def latest(reader: Reader, *, limit: int, layers: Sequence[str] = STATE_LAYERS,
     each kind and layer); the first one met of each thread is its latest state. The cost
     follows the entries read, not the size of the domain or its number of threads. When
     `budget` entries go by without `limit` threads (one thread flooding the newest state
-    entries), the threads are walked instead, newest write first, a seek per kind and layer."""
+    entries), the threads are walked instead, newest write first, a seek per kind and layer;
+    so are they at once when there are no more of them than `limit`."""
     if threads is not None:
         if not threads:
             return []
@@ -101,6 +102,10 @@ def latest(reader: Reader, *, limit: int, layers: Sequence[str] = STATE_LAYERS,
         pairs = reader.rows(f"SELECT t.thread, ({_latest_sql(reader.prefix, layers)}) FROM {reader.prefix}threads t "
                             f"WHERE t.thread IN ({marks})", list(threads))
         return _ordered(reader, (ident for _, ident in pairs), limit)
+    if len(reader.rows(f"SELECT 1 FROM {reader.prefix}threads LIMIT {int(limit) + 1}")) <= limit:
+        # no more threads than asked for (`state` asks for up to 100): each one is walked, a
+        # seek per kind and layer, rather than reading state entries until the budget runs out
+        return _by_thread(reader, limit, layers)
     page = max(2 * limit, 16)
     pairs_n = len(STATE_KINDS) * len(layers)
     found: dict[str, str] = {}

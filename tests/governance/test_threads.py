@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from typing import Any
 from uuid import UUID
 
 import pytest
@@ -55,6 +56,41 @@ def test_a_thread_flooding_the_newest_state_entries_hides_no_other_thread(hall: 
     assert [e.thread for e in view.latest] == ["deploy", "billing"]
     assert view.latest[1].id == billing
     assert [r["id"] for r in walked] == [e.id for e in view.latest]
+
+
+class Recording:
+    """The store's own DBAPI connection, keeping the statements run on it."""
+
+    def __init__(self, db: Any) -> None:
+        self.db, self.statements = db, list[str]()
+
+    def cursor(self) -> Recording:
+        self.current = self.db.cursor()
+        return self
+
+    def execute(self, sql: str, params: Any = ()) -> Any:
+        self.statements.append(sql)
+        return self.current.execute(sql, params)
+
+    def fetchall(self) -> list[Any]:
+        return list(self.current.fetchall())
+
+
+def test_fewer_threads_than_asked_for_are_walked_without_reading_through_their_state_entries(
+        hall: Hall) -> None:
+    hall.write_many("codex", "company", [draft(text=f"{topic} step {i}", kind="state", layer="L2",
+                                              tags={"topics": [topic]})
+                                        for i in range(40) for topic in ("deploy", "billing", "hiring")])
+    with hall.store.read() as conn:
+        prefix = hall.streams.stream("company").tables.prefix
+        few, many = Recording(raw(conn)), Recording(raw(conn))
+        every = threads.latest(threads.Reader(few, prefix, conn.dialect.name), limit=100)
+        newest_two = threads.latest(threads.Reader(many, prefix, conn.dialect.name), limit=2, budget=20)
+
+    assert [r["text"] for r in every] == ["hiring step 39", "billing step 39", "deploy step 39"]
+    assert not any("UNION ALL" in sql for sql in few.statements)  # no page of state entries read
+    assert [r["text"] for r in newest_two] == ["hiring step 39", "billing step 39"]
+    assert any("UNION ALL" in sql for sql in many.statements)  # more threads than asked for: the scan
 
 
 def test_a_seats_l1_state_is_a_candidate_never_the_latest_state(hall: Hall) -> None:
