@@ -7,6 +7,7 @@ import secrets
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from sqlalchemy import Connection, inspect, select, text
@@ -19,7 +20,6 @@ from memhall.cli.context import App, emit, json_option, note
 from memhall.cli.options import BIGINT, LAYERS
 from memhall.cli.table import listing
 from memhall.domains.errors import AuditFailureError, InvalidValueError, MemhallError
-from memhall.governance.attestation import ActsReport, ActsWalk, adopted_signers
 from memhall.cli.signing import signer, signing_options
 from memhall.policies.acts import canonical_act
 from memhall.policies.files import read_policy_dir
@@ -31,6 +31,9 @@ from memhall.governance.recompute import ModelReport, models_at, models_of, sour
 from memhall.governance.store import Store
 from memhall.governance.tables import SYSTEM, domains_table, store_table, tables_for
 from memhall.policies.model import Action
+
+if TYPE_CHECKING:
+    from memhall.governance.attestation import ActsReport
 
 pass_app = click.make_pass_decorator(App, ensure=True)
 
@@ -69,6 +72,9 @@ def verify(app: App, path: Path | None, batch: int, fast: bool) -> None:
                 path = DEFAULT_PATH
             seen = _load(path) if path else []
             _check_signatures(store, seen)
+            # imported once the process beside is started (the seal brings the policy engine)
+            from memhall.governance.attestation import ActsWalk
+
             # each event's policy digest and signature are checked as the chain walk reads it
             walks: dict[str, ActsWalk] = {}
             reports, _ = _verify(store, path, seen, incremental=False, batch=batch,
@@ -207,6 +213,8 @@ def _check_signatures(store: Store, seen: list[Checkpoint]) -> None:
     signed = [c for c in seen if c.signature]
     if not signed:
         return
+    from memhall.governance.attestation import adopted_signers
+
     with snapshot(store.read_engine) as conn:
         tables = set(inspect(conn).get_table_names())
         for c in signed:

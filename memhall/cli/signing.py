@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from memhall.cli.context import App
 from memhall.domains.errors import SigningKeyError
-from memhall.governance.seal import Signer
 from memhall.policies.signing import DEFAULT_KEY, sign, sign_with_ssh_keygen
+
+if TYPE_CHECKING:  # the seal (and the policy engine with it) is not imported to read options
+    from memhall.governance.seal import Signer
 
 F = TypeVar("F", bound=Callable[..., Any])
 
