@@ -107,6 +107,20 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         admin.dispose()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _spares_dropped() -> Iterator[None]:
+    """The emptied schemas kept for reuse are dropped when the worker's tests end, so runs
+    leave nothing behind on the server."""
+    yield
+    if POSTGRES_URL and _SPARE:
+        admin = create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
+        with admin.connect() as conn:
+            for schema in _SPARE:
+                conn.execute(text(f"DROP SCHEMA IF EXISTS {schema} CASCADE"))
+        admin.dispose()
+        _SPARE.clear()
+
+
 def remember_hall_objects(hall: Hall) -> None:
     """After building a hall on a fresh PostgreSQL schema: what such a schema holds."""
     if hall.store.dialect != "postgresql":
