@@ -36,8 +36,8 @@ from memhall.domains.values import (
     principal_name,
 )
 from memhall.governance.encodings import default_encoder, encoded
-from memhall.governance.facts import draft_facts, draft_requests, entry_facts, write_action
-from memhall.governance.gate import Gate, Refused, decide_all, denial
+from memhall.governance.facts import draft_facts, entry_facts, write_action
+from memhall.governance.gate import Gate, Refused, denial
 from memhall.governance.projection.entries import thread_of
 from memhall.governance.refusals import Refusals
 from memhall.governance.seal import POLICY_NOT_ADOPTED, Seal, not_adopted_message
@@ -49,8 +49,6 @@ from memhall.governance.write_checks import (
     check_pending,
     check_provenance,
     replayed_entry,
-    replayed_in,
-    same_active,
 )
 from memhall.policies.files import PolicySource
 from memhall.policies.model import Action, Decision, PolicyRequest, ResourceType
@@ -243,7 +241,7 @@ class Hall:
                     f"cannot write at {entry.layer.value}: L3 and L4 are reached only by promotion"
                 ), rule="layers-by-promotion-only")
             check_provenance(self.refusals, session, stream, request, entry, self.implanted_confidence)
-            target = (self._supersede_target(session, stream, actor, entry, supersedes)
+            target = (self.supersede_target(session, stream, actor, entry, supersedes)
                       if supersedes is not None else None)
             if target is not None and not (reason.strip() or entry.provenance.evidence_refs
                                            or entry.kind in HANDOFF_KINDS):
@@ -271,7 +269,7 @@ class Hall:
                               implanted=self.implanted_confidence, encoding=encoding)
             changed: list[Any] = [new]
             if target is not None:
-                self._supersede(session, stream, target, new, reason.strip() or None)
+                self.supersede_entry(session, stream, target, new, reason.strip() or None)
                 changed.append(target[0])
             # Without a claim root nothing follows the entry (`evidence.on_write` has nothing
             # to weigh): on PostgreSQL its save commits in its own round trip.
@@ -285,7 +283,7 @@ class Hall:
         return WriteResult(entry_id=str(new.id), domain=stream.name, layer=entry.layer.value,
                            rule=decision.rule_id)
 
-    def _supersede_target(self, session: Connection, stream: DomainStream, actor: str,
+    def supersede_target(self, session: Connection, stream: DomainStream, actor: str,
                           entry: EntryDraft, target_id: UUID) -> tuple[Entry, PolicyRequest, Decision]:
         """Superseding acts on the target: the policy decides with the target's
         layer, kind and author (from its events) and the layer of the new entry."""
@@ -294,7 +292,7 @@ class Hall:
                                 **{**entry_facts(old), "target_layer": entry.layer.value})
         return old, request, self.authorize(session, stream, request)
 
-    def _supersede(self, session: Connection, stream: DomainStream,
+    def supersede_entry(self, session: Connection, stream: DomainStream,
                    target: tuple[Entry, PolicyRequest, Decision], new: Entry,
                    reason: str | None = None) -> None:
         old, request, decision = target
@@ -310,66 +308,11 @@ class Hall:
         within the batch), with the outcome of writing them one by one in order.
         `supersedes[i]`, when given, is what entry i replaces. The policy is asked
         once for the whole batch, before the write lock is taken."""
+        from memhall.governance.batch import write_batch
         from memhall.governance.memory_records import collector_paused
 
         with collector_paused():  # a batch makes thousands of acyclic objects: no cycles to look for
-            return self._write_many(actor, domain, entries, supersedes)
-
-    def _write_many(self, actor: str, domain: str, entries: list[EntryDraft],
-                    supersedes: Sequence[UUID | None]) -> list[WriteResult]:
-        actor = principal_name(actor)
-        if supersedes and len(supersedes) != len(entries):
-            raise InvalidValueError("write_many: give one supersedes value per entry (or none)")
-        stream = self.stream(domain, actor=actor, action=Action.WRITE_L1)
-        requests = draft_requests(actor, stream.name, entries)
-        decisions = decide_all(self.gate, requests)
-        keys = [entry.dedup_key() for entry in entries]
-        results: list[WriteResult] = []
-        with self.writing(stream) as session:
-            fresh: list[Entry] = []
-            written: set[str] = set()
-            replaced: dict[UUID, Entry] = {}
-            seen = stream.live_entries(session, keys)
-            replays = stream.replays(session, [e.idempotency_key for e in entries if e.idempotency_key])
-            for index, (entry, request, decision, key) in enumerate(zip(entries, requests, decisions, keys)):
-                if not decision.allowed:
-                    self.refuse(session, stream, request, denial(decision), rule=decision.rule_id)
-                if entry.layer not in (Layer.L1, Layer.L2):
-                    self.refuse(session, stream, request, InvalidValueError(
-                        f"cannot write at {entry.layer.value}: L3 and L4 are reached only by promotion"
-                    ), rule="layers-by-promotion-only")
-                check_provenance(self.refusals, session, stream, request, entry, self.implanted_confidence)
-                target_id = supersedes[index] if supersedes else None
-                target = (self._supersede_target(session, stream, actor, entry, target_id)
-                          if target_id is not None and target_id not in replaced else None)
-                check_pending(self.refusals, session, stream, request, entry, self.clock())
-                replayed = replayed_in(replays, entry, key)
-                duplicate = replayed or seen.get(key)
-                if (replayed is None and duplicate is not None and duplicate not in written
-                        and not same_active(stream, duplicate, key)):
-                    del seen[key]  # the entries row says so, the entry's events do not
-                    duplicate = None
-                if duplicate is None:
-                    new = Entry.write(stream.name, entry, actor=actor, rule=decision.rule_id,
-                                      implanted=self.implanted_confidence,
-                                      encoding=encoded(self.encoder, entry, actor, self.clock()),
-                                      dedup_key=key)
-                    fresh.append(new)
-                    written.add(ident := str(new.id))
-                    seen[key] = ident
-                    if entry.idempotency_key:
-                        replays[entry.idempotency_key] = (ident, key)
-                    if target is not None:
-                        old = target[0]
-                        self._supersede(session, stream, target, new)
-                        replaced[old.id] = old
-                        if seen.get(old.dedup_key) == str(old.id):
-                            del seen[old.dedup_key]  # no longer active: the same text again is a new write
-                results.append(WriteResult(entry_id=duplicate or seen[key], domain=stream.name,
-                                           layer=entry.layer.value, duplicate_of=duplicate,
-                                           replayed=replayed is not None, rule=decision.rule_id))
-            stream.save(session, *fresh, *replaced.values())
-        return results
+            return write_batch(self, actor, domain, entries, supersedes)
 
     def entry_action(
         self,
