@@ -166,18 +166,9 @@ def test_an_untouched_log_is_verified_the_fast_way_and_an_edited_one_the_thoroug
     """The append-only read models (audit rows, exposure, full-text rows) are compared as
     streams beside the replay; only a divergence there sends verify to the scratch copies.
     If the fast way raised false alarms, every verify would quietly take the slow one."""
-    from memhall.governance import recompute
-
     hall.write("codex", "company", draft(text="told the seat and the chair", layer="L2",
                                          addressees=("gemini", "claude"), participants=("maki",)))
-    ways: list[bool] = []
-    thorough = recompute._verify_once
-
-    def recorded(*args: Any, streaming: bool) -> ModelReport:
-        ways.append(streaming)
-        return thorough(*args, streaming=streaming)
-
-    monkeypatch.setattr(recompute, "_verify_once", recorded)
+    ways = ways_taken(monkeypatch)
 
     assert company(hall).ok
     assert ways == [True]
