@@ -4,6 +4,7 @@ however the import ends, has every index and the read models its log says."""
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 
 import pytest
@@ -139,14 +140,36 @@ def test_an_import_that_sets_indexes_aside_stores_what_writing_its_lines_one_by_
         single.store.dispose()
 
 
-def test_an_import_leaves_the_write_connections_cache_and_checkpoints_as_they_were(sqlite_hall: Hall) -> None:
+def test_an_import_leaves_the_write_connections_cache_checkpoints_and_syncing_as_they_were(sqlite_hall: Hall) -> None:
+    names = ("cache_size", "wal_autocheckpoint", "synchronous")
+
     def settings_now() -> list[object]:
         with sqlite_hall.store.write() as conn:
-            return [conn.exec_driver_sql(f"PRAGMA {name}").scalar() for name in ("cache_size", "wal_autocheckpoint")]
+            return [conn.exec_driver_sql(f"PRAGMA {name}").scalar() for name in names]
 
     before = settings_now()
+    assert before[2] == 2  # FULL: every other write syncs at its commit
     with bulkload.tuned(sqlite_hall.store):
-        assert settings_now() == [-bulkload.CACHE_KIB, bulkload.CHECKPOINT_PAGES]
+        assert settings_now() == [-bulkload.CACHE_KIB, bulkload.CHECKPOINT_PAGES, bulkload.SYNC_NORMAL]
     transfer.run_import(sqlite_hall, "codex", "company", transfer.jsonl(lines(12)))
 
     assert settings_now() == before
+    with pytest.raises(RuntimeError), bulkload.tuned(sqlite_hall.store):
+        raise RuntimeError("the import failed half way")
+    assert settings_now() == before
+
+
+def test_an_import_syncs_the_wal_and_the_database_file_when_it_ends(
+        sqlite_hall: Hall, monkeypatch: pytest.MonkeyPatch) -> None:
+    synced: list[str] = []
+    real_fsync = os.fsync
+
+    def fsync(handle: int) -> None:
+        synced.append(os.readlink(f"/proc/self/fd/{handle}"))
+        real_fsync(handle)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    transfer.run_import(sqlite_hall, "codex", "company", transfer.jsonl(lines(12)))
+
+    database = str(sqlite_hall.store.write_engine.url.database)
+    assert synced[-2:] == [os.path.realpath(database + "-wal"), os.path.realpath(database)]
