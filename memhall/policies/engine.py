@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import cedarpy
+import orjson
 
 from memhall.domains.values import PrincipalType
 from memhall.policies.entities import (
@@ -184,14 +185,11 @@ class PolicySet:
 
     def allows_many(self, requests: Sequence[PolicyRequest]) -> list[bool]:
         """Only the verdicts of `decide_many`: what diff needs, at less cost."""
-        return [
-            result.allowed and not result.diagnostics.errors
-            for result, _ in self._authorize_many(requests, None)
-        ]
+        return [answer.allowed and not answer.errors for answer, _ in self._authorize_many(requests, None)]
 
     def _authorize_many(
         self, requests: Sequence[PolicyRequest], as_type: PrincipalType | None
-    ) -> list[tuple[cedarpy.AuthzResult, Mapping[str, Rule]]]:
+    ) -> list[tuple[Answer, Mapping[str, Rule]]]:
         # One entity set for the whole batch: each principal once, each distinct
         # resource (by its facts) once. Parsing entities costs as much as deciding.
         entities: dict[object, dict[str, Any]] = {}
@@ -212,13 +210,13 @@ class PolicySet:
         by_action: dict[Action, list[int]] = {}
         for index, request in enumerate(requests):
             by_action.setdefault(request.action, []).append(index)
-        answers: dict[int, tuple[cedarpy.AuthzResult, Mapping[str, Rule]]] = {}
+        answers: dict[int, tuple[Answer, Mapping[str, Rule]]] = {}
         for action, indices in by_action.items():
             policies, names = self._partitions[action]
             for start in range(0, len(indices), _BATCH):
                 chunk = indices[start : start + _BATCH]
                 batch = [cedar_requests[i] for i in chunk]
-                results = cedarpy.is_authorized_batch(batch, policies, handle, self._schema)
+                results = _authorized(batch, policies, handle, self._schema)
                 for index, result in zip(chunk, results):
                     answers[index] = (result, names)
         return [answers[i] for i in range(len(requests))]
@@ -230,18 +228,19 @@ class PolicySet:
         entities = principal.with_added_json_str(json.dumps([resource_entity(request, rid)]))
         policies, names = self._partitions[request.action]
         result = cedarpy.is_authorized(cedar_request(request, ptype, rid), policies, entities, self._schema)
-        return self._decision(request, result, names)
+        answer = Answer(result.allowed, result.diagnostics.reasons, result.diagnostics.errors)
+        return self._decision(request, answer, names)
 
     def _decision(
-        self, request: PolicyRequest, result: cedarpy.AuthzResult, names: Mapping[str, Rule]
+        self, request: PolicyRequest, answer: Answer, names: Mapping[str, Rule]
     ) -> Decision:
-        errors = result.diagnostics.errors
-        matched = [names[p] for p in result.diagnostics.reasons if p in names]
+        errors = answer.errors
+        matched = [names[p] for p in answer.reasons if p in names]
         if len(matched) > 1:
             matched.sort(key=lambda rule: self._order[rule.id])
         facts: dict[str, object] = request.__dict__  # the fields as they are: `explain` prints enums by value
         ids = tuple(rule.id for rule in matched)
-        if result.allowed and not errors and matched:
+        if answer.allowed and not errors and matched:
             return Decision(
                 allowed=True, rule_id=matched[0].id, rule_ids=ids,
                 message=matched[0].explain(facts), request=request,
@@ -267,6 +266,34 @@ class PolicySet:
     def _principal_entities(self, principal: str) -> cedarpy.Entities:
         entity = self._principal_entity_for(principal, self.principal_type(principal))
         return cedarpy.Entities.from_json_str(json.dumps([entity]))
+
+
+class Answer(NamedTuple):
+    """Cedar's answer to one request: allowed, the policies that decided, the errors."""
+
+    allowed: bool
+    reasons: list[str]
+    errors: list[str]
+
+
+def _authorized(batch: list[dict[str, Any]], policies: cedarpy.PolicySet, entities: cedarpy.Entities,
+                schema: cedarpy.Schema) -> list[Answer]:
+    """`cedarpy.is_authorized_batch`, its JSON answers read with orjson, straight into
+    `Answer`s: a tenth of a batch's time less (cedarpy decodes each answer with the json
+    module and wraps it in objects). Falls back to the public call when the extension's
+    entry point is not the one this was written against."""
+    internal = getattr(getattr(cedarpy, "_internal", None), "is_authorized_batch", None)
+    inner = getattr(entities, "_inner", None)
+    if internal is None or inner is None:
+        return [Answer(r.allowed, r.diagnostics.reasons, r.diagnostics.errors)
+                for r in cedarpy.is_authorized_batch(batch, policies, entities, schema)]
+    answers = []
+    for text in internal(batch, policies, inner, schema, False):
+        answer = orjson.loads(text)
+        diagnostics = answer.get("diagnostics") or {}
+        answers.append(Answer(answer.get("decision") == "Allow", diagnostics.get("reason") or [],
+                              diagnostics.get("errors") or []))
+    return answers
 
 
 def _has_action_groups(schema: cedarpy.Schema) -> bool:
