@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import secrets
 from collections.abc import Callable
+from contextlib import nullcontext
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,13 +28,15 @@ from memhall.policies.signers import AllowedSigners
 from memhall.policies.signing import verify as verify_signature
 from memhall.governance.settings import checkpoint_file, remember_checkpoints
 from memhall.governance.location import locate, require_registry
-from memhall.governance.recompute import ModelReport, models_at, models_of, source_of
+from memhall.governance.replay import collector_paused
+from memhall.governance.recompute import Half, ModelReport, combined, models_at, models_of, source_of
 from memhall.governance.store import Store
 from memhall.governance.tables import SYSTEM, domains_table, store_table, tables_for
 from memhall.policies.model import Action
 
 if TYPE_CHECKING:
     from memhall.governance.attestation import ActsReport
+    from memhall.governance.event_checks import EventChecks
 
 pass_app = click.make_pass_decorator(App, ensure=True)
 
@@ -73,16 +76,16 @@ def verify(app: App, path: Path | None, batch: int, fast: bool) -> None:
             seen = _load(path) if path else []
             _check_signatures(store, seen)
             # imported once the process beside is started (the seal brings the policy engine)
-            from memhall.governance.attestation import ActsWalk
+            from memhall.governance.event_checks import EventChecks
 
-            # each event's policy digest and signature are checked as the chain walk reads it
-            walks: dict[str, ActsWalk] = {}
-            reports, _ = _verify(store, path, seen, incremental=False, batch=batch,
-                                 watch=lambda domain: walks.setdefault(domain, ActsWalk(domain)).event)
-            acts = [walks[r.domain].report() if r.domain in walks else ActsWalk(r.domain).report()
-                    for r in reports if r.ok]
+            # each event's policy digest and signature are checked as the chain walk reads it, and,
+            # with a process beside, the append-only read models' rows (it replays the others)
+            checks = EventChecks(logged=beside is not None)
+            reports, _ = _verify(store, path, seen, incremental=False, batch=batch, checks=checks)
+            acts = [checks.acts(r.domain) for r in reports if r.ok]
             models = [] if fast or not all(r.ok for r in reports) else (
-                beside.result() if beside is not None else models_of(store.url))
+                combined(beside.result(), checks.counts, lambda names: models_of(store.url, names, thorough=True))
+                if beside is not None else models_of(store.url))
         finally:
             if beside is not None:
                 beside.close()
@@ -125,7 +128,7 @@ def _acts_verdict(report: ActsReport) -> str:
 BESIDE_MIN = 20_000
 
 
-def _models_beside(store: Store) -> Beside[list[ModelReport]] | None:
+def _models_beside(store: Store) -> Beside[list[Half]] | None:
     """The read-model check started in a second process, if the log is long enough to pay
     for it (counted from each chain's head row); else None. The child connects with the
     driver alone (`models_at`), to every stream whose events table exists."""
@@ -287,15 +290,25 @@ def log(app: App, actor: str | None, action: str | None, layer: str | None, deci
 
 
 def _verify(store: Store, path: Path | None, seen: list[Checkpoint], *, incremental: bool, batch: int,
-            watch: Callable[[str], Watch | None] | None = None) -> tuple[list[ChainReport], str | None]:
+            checks: EventChecks | None = None) -> tuple[list[ChainReport], str | None]:
+    """The chain reports; `checks` see every event the walk verified (and are finished in its
+    snapshot: the LOGGED rows' verdicts are then in `checks.finish()`)."""
     with snapshot(store.read_engine) as conn:
         sources = [ChainSource(d, tables_for(d).events_name, tables_for(d).chain.name)
                    for d in _streams(conn, store)]
         store_id = _store_id(conn)
         if path is not None:
             seen = checkpoints.of_store(path, seen, store_id)
-        return verify_store(conn, sources, seen, incremental=incremental, batch=batch,
-                            watch=watch), store_id
+        watch: Callable[[str], Watch | None] | None = None
+        if checks is not None:
+            tables, db = set(inspect(conn).get_table_names()), conn.connection.driver_connection
+            watch = lambda domain: checks.watch(db, store.dialect, tables, domain)  # noqa: E731
+        # the checks hold a batch of fresh rows at a time, in no reference cycle (see collector_paused)
+        with collector_paused() if checks is not None else nullcontext():
+            reports = verify_store(conn, sources, seen, incremental=incremental, batch=batch, watch=watch)
+            if checks is not None:
+                checks.finish()
+        return reports, store_id
 
 
 def _store_id(conn: Connection) -> str | None:

@@ -153,6 +153,10 @@ class ActsWalk:
     def event(self, position: int, topic: str, state: bytes) -> None:
         self._walk.event(position, topic, orjson.loads(state))
 
+    def seen(self, position: int, topic: str, state: dict[str, object]) -> None:
+        """`event` with the state already parsed (by a walk that reads it for more than this)."""
+        self._walk.event(position, topic, state)
+
     def report(self) -> ActsReport:
         return self._walk.report()
 

@@ -11,13 +11,15 @@ are not compared.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel
 
+from memhall.governance.projection import ops_for
 from memhall.governance.projection.apply import SqlBackend
+from memhall.governance.projection.ops import LOGGED, replayed_ops
 from memhall.governance.projection.schema import READ_MODELS, SEARCH, TableSpec, from_sql
 from memhall.governance.replay import BATCH, collector_paused, events_of, replay
 from memhall.governance.streamed import Diverged, StreamingBackend, keyed, streamed
@@ -50,6 +52,15 @@ class ModelReport(BaseModel):
     broken: ModelBreak | None = None
 
 
+class Half(NamedTuple):
+    """What `audit verify`'s process beside says of one domain (`models_at`): the verdict on
+    every read model but the LOGGED ones, which the chain walk checks (`LoggedCheck`), unless
+    it had to take the thorough way, which covers them all (`whole`)."""
+
+    report: ModelReport
+    whole: bool
+
+
 class Source(NamedTuple):
     """How to reach a store without SQLAlchemy: its dialect and the DBAPI connect arguments."""
 
@@ -68,32 +79,59 @@ def _snapshot(streams: Streams) -> Iterator[Connection]:
 
 
 def verify_read_models(streams: Streams, domains: list[str] | None = None, *,
-                       batch: int = BATCH) -> list[ModelReport]:
+                       batch: int = BATCH, thorough: bool = False) -> list[ModelReport]:
     """One report per domain (and the system stream), each stopping at its first difference;
-    the log is replayed `batch` events at a time."""
+    the log is replayed `batch` events at a time (`thorough`: the thorough way at once)."""
     names = domains if domains is not None else [*streams.discovered(), SYSTEM]
     with _snapshot(streams) as conn:
-        return verify_on(conn.connection.driver_connection, streams.store.dialect, names, batch=batch)
+        return [half.report for half in _halves(conn.connection.driver_connection, streams.store.dialect,
+                                                names, batch=batch, thorough=thorough)]
 
 
 def verify_on(db: Any, dialect: str, names: Sequence[str], *, batch: int = BATCH) -> list[ModelReport]:
     """`verify_read_models` on a DBAPI connection, in the snapshot its transaction sees."""
+    return [half.report for half in _halves(db, dialect, names, batch=batch)]
+
+
+def _halves(db: Any, dialect: str, names: Sequence[str], *, batch: int, logged: bool = True,
+            thorough: bool = False) -> list[Half]:
     cursor = db.cursor()
     cursor.execute(f"SELECT name, created_by FROM {REGISTRY}")
     registry = {str(name): by for name, by in cursor.fetchall()}
-    return [_verify(db, dialect, name, registry, batch) for name in names]
+    return [_verify(db, dialect, name, registry, batch, logged=logged, thorough=thorough) for name in names]
 
 
-def models_of(url: str) -> list[ModelReport]:
-    """`verify_read_models` of every stream of the store at `url`, in this process."""
+def models_of(url: str, names: list[str] | None = None, *, thorough: bool = False) -> list[ModelReport]:
+    """`verify_read_models` of the given streams (default every one) of the store at `url`,
+    in this process."""
     from memhall.governance.store import Store
     from memhall.governance.streams import Streams
 
     store = Store(url)
     try:
-        return verify_read_models(Streams(store))
+        return verify_read_models(Streams(store), names, thorough=thorough)
     finally:
         store.dispose()
+
+
+def combined(halves: list[Half], logged: dict[str, int | None],
+             thorough: Callable[[list[str]], list[ModelReport]]) -> list[ModelReport]:
+    """`verify_read_models`' reports from its two halves: the process beside's (`models_at`) and
+    the LOGGED tables' rows compared per domain by the chain walk (`LoggedCheck.finish`: None
+    where they diverged). A domain whose LOGGED rows diverged is verified again the thorough
+    way (`thorough`), as `verify_read_models` would have: the report names the same row."""
+    again = [h.report.domain for h in halves if not h.whole and logged.get(h.report.domain) is None]
+    redone = {report.domain: report for report in thorough(again)} if again else {}
+    reports = []
+    for half in halves:
+        domain, report = half.report.domain, half.report
+        if half.whole:
+            reports.append(report)
+        elif domain in redone:
+            reports.append(redone[domain])
+        else:
+            reports.append(report.model_copy(update={"rows": report.rows + (logged[domain] or 0)}))
+    return reports
 
 
 def source_of(url: str) -> Source:
@@ -107,10 +145,10 @@ def source_of(url: str) -> Source:
     return Source(engine.dialect.name, tuple(args), dict(kwargs))
 
 
-def models_at(source: Source, names: list[str]) -> list[ModelReport]:
-    """`verify_read_models` of the given streams, on a connection of its own: what `audit verify`
-    runs in a process beside the chain walk. It imports neither SQLAlchemy nor the hall
-    (half a second of a child's start-up on PostgreSQL)."""
+def models_at(source: Source, names: list[str]) -> list[Half]:
+    """`verify_read_models` of the given streams but their LOGGED tables (see `Half`), on a
+    connection of its own: what `audit verify` runs in a process beside the chain walk. It
+    imports neither SQLAlchemy nor the hall (half a second of a child's start-up on PostgreSQL)."""
     if source.dialect == "sqlite":
         import sqlite3
 
@@ -118,7 +156,7 @@ def models_at(source: Source, names: list[str]) -> list[ModelReport]:
         try:
             db.execute("PRAGMA busy_timeout = 30000")
             db.execute("BEGIN")  # one read snapshot for the whole check
-            return verify_on(db, "sqlite", names)
+            return _halves(db, "sqlite", names, batch=BATCH, logged=False)
         finally:
             db.close()
     import psycopg
@@ -126,34 +164,40 @@ def models_at(source: Source, names: list[str]) -> list[ModelReport]:
     pg = psycopg.connect(*source.args, **source.kwargs)
     try:
         pg.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
-        return verify_on(pg, "postgresql", names)
+        return _halves(pg, "postgresql", names, batch=BATCH, logged=False)
     finally:
         pg.close()
 
 
-def _verify(db: Any, dialect: str, name: str, registry: dict[str, Any], batch: int) -> ModelReport:
+def _verify(db: Any, dialect: str, name: str, registry: dict[str, Any], batch: int, *,
+            logged: bool = True, thorough: bool = False) -> Half:
     """The domain's verdict: first the fast way (the append-only read models and the entries
-    compared as streams); at the first divergence there, again the thorough way, which names
-    the row."""
-    try:
-        return _verify_once(db, dialect, name, registry, batch, streaming=True)
-    except Diverged:
-        return _verify_once(db, dialect, name, registry, batch, streaming=False)
+    compared as streams; `logged=False`: but the LOGGED tables, checked elsewhere); at the first
+    divergence there, again the thorough way, which names the row."""
+    if not thorough:
+        try:
+            return Half(_verify_once(db, dialect, name, registry, batch, streaming=True, logged=logged), False)
+        except Diverged:
+            pass
+    return Half(_verify_once(db, dialect, name, registry, batch, streaming=False), True)
 
 
 def _verify_once(db: Any, dialect: str, name: str, registry: dict[str, Any], batch: int, *,
-                 streaming: bool) -> ModelReport:
+                 streaming: bool, logged: bool = True) -> ModelReport:
     prefix = f"mh_{name}_"
     specs = [*READ_MODELS, *([SEARCH] if dialect == "sqlite" else [])]
-    direct = streamed(dialect) if streaming else ()
+    if not logged:
+        specs = [s for s in specs if s.suffix not in LOGGED]
+    direct = streamed(dialect, logged=logged) if streaming else ()
     scratch = _Scratch(db, dialect, prefix, [s for s in specs if s not in direct])
-    backend = (StreamingBackend(db, dialect, scratch.prefix, prefix) if streaming
+    backend = (StreamingBackend(db, dialect, scratch.prefix, prefix, logged=logged) if streaming
                else SqlBackend(db, dialect, scratch.prefix))
+    ops_of = ops_for if logged else replayed_ops
     try:
         events, opened = 0, []
         with collector_paused():
             for rows in events_of(db, prefix + "events", dialect, batch=batch):
-                opened.extend(replay(rows, backend))
+                opened.extend(replay(rows, backend, ops_of))
                 events += len(rows)
         checked = sum(backend.finish().values()) if isinstance(backend, StreamingBackend) else 0
         for spec in specs:

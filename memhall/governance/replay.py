@@ -7,7 +7,7 @@ beside the chain walk imports neither SQLAlchemy nor the hall.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -15,7 +15,7 @@ import orjson
 
 from memhall.governance.projection import ops_for
 from memhall.governance.projection.apply import Backend, Projector
-from memhall.governance.projection.ops import Merge
+from memhall.governance.projection.ops import Merge, Op
 
 BATCH = 5000
 DOMAIN_OPENED = "memhall.Domain.Opened"
@@ -44,15 +44,17 @@ def binary(dialect: str) -> dict[str, bool]:
     return {"binary": True} if dialect == "postgresql" else {}
 
 
-def replay(rows: list[tuple[int, str, bytes]], backend: Backend) -> list[dict[str, Any]]:
-    """Apply one batch of stored events to `backend`; the Domain.Opened states seen."""
+def replay(rows: list[tuple[int, str, bytes]], backend: Backend,
+           ops_of: Callable[[str, dict[str, Any], int], list[Op]] = ops_for) -> list[dict[str, Any]]:
+    """Apply one batch of stored events to `backend` (`ops_of` each: all its row operations, or
+    a part of them); the Domain.Opened states seen."""
     projector = Projector(backend)
     opened = []
     with collector_paused():
         batch = []
         for position, topic, data in rows:
             state = orjson.loads(data)
-            batch.append(ops_for(topic, state, position))
+            batch.append(ops_of(topic, state, position))
             if topic == DOMAIN_OPENED:
                 opened.append(state)
         # the rows the batch's merges need, read at once (a thread's row once, not once a batch

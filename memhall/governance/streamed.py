@@ -26,7 +26,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from memhall.governance.projection.apply import SqlBackend, row_encoder
+from memhall.governance.projection.apply import Projector, SqlBackend, row_encoder
+from memhall.governance.projection.ops import LOGGED, Op, logged_ops
 from memhall.governance.projection.schema import AUDIT, ENCODINGS, ENTRIES, EXPOSURE, SEARCH, TableSpec
 
 #: rows read from a stored table at a time
@@ -58,8 +59,11 @@ def _query(spec: TableSpec, dialect: str, prefix: str) -> str | None:
     return None
 
 
-def streamed(dialect: str) -> tuple[TableSpec, ...]:
-    return tuple(spec for spec in (AUDIT, EXPOSURE, SEARCH, ENCODINGS) if _query(spec, dialect, "") is not None)
+def streamed(dialect: str, *, logged: bool = True) -> tuple[TableSpec, ...]:
+    """The tables compared as streams on this backend; `logged=False`: without the LOGGED ones
+    (checked elsewhere, by `LoggedCheck`)."""
+    return tuple(spec for spec in (AUDIT, EXPOSURE, SEARCH, ENCODINGS) if _query(spec, dialect, "") is not None
+                 and (logged or spec.suffix not in LOGGED))
 
 
 #: keyed read models whose rows are each inserted once, in log order, and may change later:
@@ -72,8 +76,9 @@ def keyed() -> tuple[TableSpec, ...]:
 
 
 def _cursor(db: Any, dialect: str, name: str) -> Any:
-    """PostgreSQL: a server-side cursor, rows fetched as read, in the binary format (no text to
-    parse back into numbers); SQLite's cursors are incremental anyway."""
+    """PostgreSQL: a server-side cursor (named after the table: several domains' may be open at
+    once), rows fetched as read, in the binary format (no text to parse back into numbers);
+    SQLite's cursors are incremental anyway."""
     return db.cursor(name=f"mhv_stream_{name}", binary=True) if dialect == "postgresql" else db.cursor()
 
 
@@ -85,7 +90,7 @@ class _Stored:
         self.encode = row_encoder(spec)
         self.sort = spec is EXPOSURE
         self.count = 0
-        self.cursor = _cursor(db, dialect, spec.suffix)
+        self.cursor = _cursor(db, dialect, prefix + spec.suffix)
         self.cursor.execute(_query(spec, dialect, prefix))
         self.rows: list[Any] = []
         self.at = 0
@@ -128,7 +133,7 @@ class _Keyed:
         self.settled: set[str] = set()
         #: inserted, and different from the stored row or changed since: in the scratch copy
         self.moved: set[str] = set()
-        self.cursor = _cursor(db, dialect, spec.suffix)
+        self.cursor = _cursor(db, dialect, prefix + spec.suffix)
         self.cursor.execute(f"SELECT {', '.join(spec.names)} FROM {prefix}{spec.suffix} "
                             f"ORDER BY {KEYED[spec]}")
         self.rows: list[Any] = []
@@ -171,7 +176,8 @@ class StreamingBackend(SqlBackend):
     compared with the stored ones as they come, and never written, and rows of keyed tables
     are written to the scratch copy only once they differ from the stored ones."""
 
-    def __init__(self, db: Any, dialect: str, scratch_prefix: str, stored_prefix: str) -> None:
+    def __init__(self, db: Any, dialect: str, scratch_prefix: str, stored_prefix: str, *,
+                 logged: bool = True) -> None:
         super().__init__(db, dialect, scratch_prefix)
         self.stored: dict[str, _Stored] = {}
         self.keyed: dict[str, _Keyed] = {}
@@ -179,7 +185,7 @@ class StreamingBackend(SqlBackend):
         self.original = SqlBackend(db, dialect, stored_prefix)
         self.stored_prefix = stored_prefix
         try:
-            for spec in streamed(dialect):
+            for spec in streamed(dialect, logged=logged):
                 self.stored[spec.suffix] = _Stored(db, dialect, stored_prefix, spec)
             for spec in keyed():
                 self.keyed[spec.suffix] = _Keyed(db, dialect, stored_prefix, spec)
@@ -287,3 +293,80 @@ class StreamingBackend(SqlBackend):
             stored.close()
         for keyed in self.keyed.values():
             keyed.close()
+
+
+class LoggedCheck:
+    """The LOGGED read models of one domain (audit rows, exposure, encodings) compared as streams
+    with the rows its events imply, fed one event at a time by a walk that reads the log anyway
+    (`audit verify`'s chain walk), on that walk's connection and in its snapshot. The rows go
+    through a `Projector` as in a replay, a batch of events at a time."""
+
+    def __init__(self, db: Any, dialect: str, prefix: str, *, batch: int | None = None) -> None:
+        self.batch = batch or FETCH
+        self.stored: dict[str, _Stored] = {}
+        self.pending: list[list[Op]] = []
+        #: why, once a row differs (or is missing, extra, out of order)
+        self.diverged: str | None = None
+        try:
+            for spec in (AUDIT, EXPOSURE, ENCODINGS):  # LOGGED, each streamed on both backends
+                self.stored[spec.suffix] = _Stored(db, dialect, prefix, spec)
+        except BaseException:
+            self.close()
+            raise
+        self.projector = Projector(_Compared(self.stored))
+
+    def event(self, position: int, topic: str, state: dict[str, Any]) -> None:
+        if self.diverged is None:
+            self.pending.append(logged_ops(topic, state, position))
+            if len(self.pending) >= self.batch:
+                self._flush()
+
+    def _flush(self) -> None:
+        try:
+            for ops in self.pending:
+                self.projector.apply(ops)
+            self.projector.flush()
+        except Diverged as diverged:
+            self.diverged = str(diverged)
+        self.pending.clear()
+
+    def finish(self) -> int | None:
+        """Rows compared, once every stored row was accounted for; None: they diverged."""
+        try:
+            if self.diverged is None:
+                self._flush()
+            if self.diverged is None:
+                try:
+                    return sum(stored.finish() for stored in self.stored.values())
+                except Diverged as diverged:
+                    self.diverged = str(diverged)
+            return None
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        for stored in self.stored.values():
+            stored.close()
+
+
+class _Compared:
+    """The projector's backend for `LoggedCheck`: inserts are compared, and nothing else happens
+    (LOGGED handlers only insert)."""
+
+    def __init__(self, stored: dict[str, _Stored]) -> None:
+        self.stored = stored
+
+    def fetch(self, table: str, key: str) -> dict[str, Any] | None:
+        raise Diverged(f"{table}: a logged handler reads a row")
+
+    def fetch_many(self, keys: list[tuple[str, str]]) -> dict[tuple[str, str], dict[str, Any] | None]:
+        raise Diverged("a logged handler reads rows")
+
+    def insert(self, table: str, rows: list[dict[str, Any]]) -> None:
+        self.stored[table].check(rows)
+
+    def replace(self, table: str, rows: list[dict[str, Any]]) -> None:
+        raise Diverged(f"{table}: a logged handler changes a row")
+
+    def update(self, table: str, columns: tuple[str, ...], rows: list[tuple[str, tuple[Any, ...]]]) -> None:
+        raise Diverged(f"{table}: a logged handler changes a row")

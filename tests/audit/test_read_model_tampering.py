@@ -4,6 +4,7 @@ store could make to what readers are served is found, named by table, key and co
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +20,7 @@ from memhall.cli.main import cli
 from memhall.domains.entry import draft
 from memhall.domains.errors import PolicyDeniedError
 from memhall.domains.values import Layer
-from memhall.governance import promotions
+from memhall.governance import promotions, streamed
 from memhall.governance.hall import Hall
 from memhall.governance.recompute import ModelReport, verify_read_models
 from memhall.governance.tables import domains_table, tables_for
@@ -161,6 +162,41 @@ def test_the_cli_gives_the_same_verdict_whether_or_not_the_read_models_are_check
     assert f"mh_company_entries row {history.entry}, column text" in forged.stderr
 
 
+@pytest.mark.parametrize("tampering", TAMPERINGS, ids=[t.name for t in TAMPERINGS])
+def test_with_a_process_beside_each_edit_is_named_as_in_one_process(
+        hall: Hall, history: History, tampering: Tampering, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Beside the chain walk, the read models are replayed in a second process but for the
+    append-only ones (audit rows, exposure, encodings), which the walk compares itself."""
+    monkeypatch.setattr(audit_cli, "BESIDE_MIN", 0)
+    args = ["--store", hall.store.url, "--as", "maki", "--json", "audit", "verify"]
+    intact = CliRunner().invoke(cli, args, obj=App())
+
+    tampering.edit(hall, history)
+    forged = CliRunner().invoke(cli, args, obj=App())
+
+    assert intact.exit_code == 0, intact.output
+    [alone] = verify_read_models(hall.streams, ["company"])
+    assert alone.broken is not None and forged.exit_code == 4
+    assert f"company: {alone.broken.detail}" in forged.stderr
+
+
+@pytest.mark.parametrize("batch", [1, 5000], ids=["an event a batch", "one batch"])
+def test_with_a_process_beside_the_rows_counted_are_those_counted_in_one_process(
+        hall: Hall, history: History, batch: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    hall.write("codex", "company", draft(text="told the seat and the chair", layer="L2",
+                                         addressees=("codex", "gemini"), participants=("maki",)))
+    changed_entries(hall)
+    monkeypatch.setattr(audit_cli, "BESIDE_MIN", 0)
+    monkeypatch.setattr(streamed, "FETCH", batch)  # rows compared (and stored rows read) at a time
+    args = ["--store", hall.store.url, "--as", "maki", "--json", "audit", "verify", "--batch", str(batch)]
+
+    beside = CliRunner().invoke(cli, args, obj=App())
+
+    assert beside.exit_code == 0, beside.output
+    alone = verify_read_models(hall.streams)
+    assert json.loads(beside.stdout)["read_models"] == [r.model_dump(mode="json") for r in alone]
+
+
 def test_an_untouched_log_is_verified_the_fast_way_and_an_edited_one_the_thorough_way(
         hall: Hall, history: History, monkeypatch: pytest.MonkeyPatch) -> None:
     """The append-only read models (audit rows, exposure, full-text rows) are compared as
@@ -199,9 +235,9 @@ def ways_taken(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     ways: list[bool] = []
     thorough = recompute._verify_once
 
-    def recorded(*args: Any, streaming: bool) -> ModelReport:
+    def recorded(*args: Any, streaming: bool, **kwargs: Any) -> ModelReport:
         ways.append(streaming)
-        return thorough(*args, streaming=streaming)
+        return thorough(*args, streaming=streaming, **kwargs)
 
     monkeypatch.setattr(recompute, "_verify_once", recorded)
     return ways

@@ -34,6 +34,11 @@ def _recorded(e: State, position: int) -> Iterable[Op]:
     yield Update("entries", e["claim_entry"], values)
     for moved in e.get("rescored") or ():
         yield Update("entries", moved["entry_id"], {"confidence": moved["after"]})
+
+
+@projects(RECORDED, logged=True)
+def _holds(e: State, position: int) -> Iterable[Op]:
+    """Whoever records evidence on a claim holds the claim."""
     yield from held(e, position, "evidence", [(e["actor"], e["claim_entry"])])
 
 

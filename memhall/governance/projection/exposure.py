@@ -27,22 +27,22 @@ def held(state: State, position: int, via: str, pairs: Iterable[tuple[str, str]]
                                       "entry_id": entry_id, "via": via, "position": position, "at": at})
 
 
-@projects("memhall.Materialization.Recorded")
+@projects("memhall.Materialization.Recorded", logged=True)
 def _materialized(e: State, position: int) -> Iterable[Op]:
     ids = [*e["ledger_a"], *e["ledger_b"]]
     yield from held(e, position, "materialize", [(e["seat"], i) for i in ids])
 
 
-@projects("memhall.MemoryRequest.Answered")
+@projects("memhall.MemoryRequest.Answered", logged=True)
 def _answered(e: State, position: int) -> Iterable[Op]:
     yield from held(e, position, "answer", [(e.get("seat") or "", e["entry_id"])])
 
 
-@projects("memhall.Session.Opened")
+@projects("memhall.Session.Opened", logged=True)
 def _handed_off(e: State, position: int) -> Iterable[Op]:
     yield from held(e, position, "handoff", [(e["principal"], i) for i in e.get("handed") or ()])
 
 
-@projects("memhall.Recall.Recorded")
+@projects("memhall.Recall.Recorded", logged=True)
 def _recalled(e: State, position: int) -> Iterable[Op]:
     yield from held(e, position, "recall", [(e["observer"], i) for i in e["handed"]])

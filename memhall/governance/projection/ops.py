@@ -49,17 +49,26 @@ Op = Union[Insert, Update, Merge]
 Handler = Callable[[State, int], Iterable[Op]]
 Describe = Callable[[State], tuple[str, str]]
 
+#: the read models only ever inserted into, a row or a few per event, never changed afterwards:
+#: their rows are a function of each event alone, so `audit verify` can check them in the
+#: process that walks the chains (see `logged_ops`) while the rest is replayed beside it
+LOGGED = frozenset({"audit", "exposure", "encodings"})
+
 _handlers: dict[str, list[Handler]] = {}
+#: (topic, whether the handler writes only LOGGED tables) -> handlers, in registration order
+_parts: dict[tuple[str, bool], list[Handler]] = {}
 _describe: dict[str, Describe] = {}
 _details: dict[str, Callable[[State], str]] = {}
 
 
-def projects(*topics: str) -> Callable[[Handler], Handler]:
-    """Register a handler for event topics."""
+def projects(*topics: str, logged: bool = False) -> Callable[[Handler], Handler]:
+    """Register a handler for event topics; `logged`: it writes only LOGGED tables (a handler
+    writes either only those or none of them)."""
 
     def register(handler: Handler) -> Handler:
         for topic in topics:
             _handlers.setdefault(topic, []).append(handler)
+            _parts.setdefault((topic, logged), []).append(handler)
         return handler
 
     return register
@@ -98,6 +107,23 @@ def ops_for(topic: str, state: State, position: int) -> list[Op]:
     for handler in _handlers.get(topic, ()):
         ops.extend(handler(state, position))
     ops.append(_audit_row(topic, state, position))
+    return ops
+
+
+def logged_ops(topic: str, state: State, position: int) -> list[Op]:
+    """The part of `ops_for` that writes the LOGGED tables (its audit row last)."""
+    ops: list[Op] = []
+    for handler in _parts.get((topic, True), ()):
+        ops.extend(handler(state, position))
+    ops.append(_audit_row(topic, state, position))
+    return ops
+
+
+def replayed_ops(topic: str, state: State, position: int) -> list[Op]:
+    """The rest of `ops_for`: every other read model."""
+    ops: list[Op] = []
+    for handler in _parts.get((topic, False), ()):
+        ops.extend(handler(state, position))
     return ops
 
 

@@ -1,7 +1,9 @@
-"""Entry.Written in every read model it touches, as one function.
+"""Entry.Written in every read model it touches, as two functions: the rows that are
+only ever inserted (`ops.LOGGED`: which `audit verify` checks in the process that walks
+the chains) and the others (which it replays beside it).
 
 Nearly every event of a log is an entry written, so a rebuild, an import and
-`audit verify` each run this once per event: its rows are built in one pass,
+`audit verify` each run these once per event: their rows are built in one pass each,
 with the entry's time, thread and id worked out once, and returned as a list
 (no generator per read model). The rules themselves stay with their read
 models: `entries` (what a row and its full-text body hold), `exposure` (who
@@ -27,12 +29,6 @@ def _written(e: State, position: int) -> list[Op]:
     thread = thread_of(e)
     provenance, tags, encoding = e["provenance"], e["tags"], e.get("encoding")
     ops: list[Op] = []
-    if encoding:
-        ops.append(Insert("encodings", {
-            "entry_id": entry, "encoder": encoding["encoder"],
-            "encoder_version": encoding["encoder_version"], "emotion": encoding["emotion"],
-            "entities": list(encoding["entities"]),
-        }))
     if not (e.get("idempotency_key") or "").startswith(PROPOSED):
         # the lived window: [id, occurred_at, valence, arousal] of each lived write, newest first
         emotion = (encoding or {}).get("emotion") or {}
@@ -56,19 +52,33 @@ def _written(e: State, position: int) -> list[Op]:
         "created_at": at, "updated_at": at, "created_position": position, "position": position,
     }))
     ops.append(Insert("search", {"entry_id": entry, "body": search_body(e)}))
-    # exposure: the author holds what it wrote; those told and present hold it too
-    if actor and entry:
-        ops.append(Insert("exposure", {"id": f"{position}:{actor}:{entry}", "holder": actor,
-                                       "entry_id": entry, "via": "wrote", "position": position, "at": at}))
-    told, present = e.get("addressees"), e.get("participants")
-    if told:
-        ops.extend(held(e, position, "told", [(p, entry) for p in told]))
-    if present:
-        ops.extend(held(e, position, "present", [(p, entry) for p in present]))
 
     def moved(row: dict[str, Any]) -> dict[str, Any]:
         return {"entries": row["entries"] + 1, "last_entry": entry, "last_at": at, "position": position}
 
     ops.append(Merge("threads", thread, moved, default={
         "thread": thread, "entries": 1, "last_entry": entry, "last_at": at, "position": position}))
+    return ops
+
+
+@projects(WRITTEN, logged=True)
+def _recorded(e: State, position: int) -> list[Op]:
+    """The append-only rows of an entry written: its encoding, and who holds it (the author
+    holds what it wrote; those told and present hold it too)."""
+    entry, actor, encoding = e["originator_id"], e["actor"], e.get("encoding")
+    ops: list[Op] = []
+    if encoding:
+        ops.append(Insert("encodings", {
+            "entry_id": entry, "encoder": encoding["encoder"],
+            "encoder_version": encoding["encoder_version"], "emotion": encoding["emotion"],
+            "entities": list(encoding["entities"]),
+        }))
+    if actor and entry:
+        ops.append(Insert("exposure", {"id": f"{position}:{actor}:{entry}", "holder": actor, "entry_id": entry,
+                                       "via": "wrote", "position": position, "at": iso(e["timestamp"])}))
+    told, present = e.get("addressees"), e.get("participants")
+    if told:
+        ops.extend(held(e, position, "told", [(p, entry) for p in told]))
+    if present:
+        ops.extend(held(e, position, "present", [(p, entry) for p in present]))
     return ops
