@@ -20,7 +20,8 @@ from memhall.domains.values import BeliefState, Status
 from memhall.governance.projection.schema import PROMOTIONS, REQUESTS, from_sql
 from memhall.governance.threads import Reader
 
-#: how many open requests, and incubating items, a handoff lists
+#: how many open nominations, open requests and incubating items a handoff lists
+HANDOFF_NOMINATIONS = 20
 HANDOFF_REQUESTS = 20
 HANDOFF_INCUBATING = 20
 _UNSETTLED = (BeliefState.DOUBTFUL.value, BeliefState.ANOMALOUS.value)
@@ -57,11 +58,11 @@ def nomination_summary(n: Mapping[str, Any]) -> str:
 _NOMINATION = tuple(c for c in PROMOTIONS.names if c not in ("updated_at", "position"))
 
 
-def pending_nominations(reader: Reader) -> list[dict[str, Any]]:
-    """Open nominations, oldest first, as `PromotionView` JSON with their summary."""
+def pending_nominations(reader: Reader, limit: int = HANDOFF_NOMINATIONS) -> list[dict[str, Any]]:
+    """Open nominations, oldest first (the first `limit`), as `PromotionView` JSON with their summary."""
     out = []
     for values in reader.rows(f"SELECT {', '.join(PROMOTIONS.names)} FROM {reader.prefix}promotions "
-                              "WHERE status = 'open' ORDER BY created_at, id"):
+                              f"WHERE status = 'open' ORDER BY created_at, id LIMIT {int(limit)}"):
         row = from_sql(PROMOTIONS, values)
         shown = {name: row[name] for name in _NOMINATION}
         shown["created_at"] = json_time(row["created_at"])
@@ -109,16 +110,36 @@ class Unsettled(NamedTuple):
 
 def incubation(reader: Reader, limit: int = HANDOFF_INCUBATING) -> list[dict[str, Any]]:
     """The handoff's `incubation` section: each item with its reason, ids and texts, oldest first."""
-    marks = ", ".join("?" for _ in _UNSETTLED)
-    rows = reader.rows(f"SELECT id, occurred_at, kind, state, status, text FROM {reader.prefix}entries "
-                       f"WHERE status = 'active' AND (state IN ({marks}) OR kind = 'open-loop')", _UNSETTLED)
-    items = incubation_pool(Unsettled(str(i), from_iso(at), BeliefState(state), Status(status), asks(kind, text))
-                            for i, at, kind, state, status, text in rows)[:limit]
+    items = incubation_pool(unsettled(reader, limit))[:limit]
     texts = texts_of(reader, [i for item in items for i in item.ids])
     return [{
         "reason": item.reason.value, "ids": list(item.ids), "since": item.since.isoformat(),
         "summary": f"{item.reason.value}: " + " / ".join(f"{i} {texts.get(i, '')}".strip() for i in item.ids),
     } for item in items]
+
+
+def unsettled(reader: Reader, limit: int) -> list[Unsettled]:
+    """The oldest unsettled entries and open loops, as many as the pool's first `limit` items
+    can come from: read oldest first, a page at a time, until `limit` items are found and the
+    last entry read is newer than the last of them (each item is as old as its entry, so no
+    entry left unread could come before it). A hall with thousands of open loops reads a page."""
+    marks = ", ".join("?" for _ in _UNSETTLED)
+    select = (f"SELECT id, occurred_at, kind, state, status, text FROM {reader.prefix}entries "
+              f"WHERE status = 'active' AND (state IN ({marks}) OR kind = 'open-loop')")
+    page = max(4 * limit, 50)
+    read: list[Unsettled] = []
+    after: tuple[Any, str] | None = None
+    while True:
+        rows = reader.rows(f"{select}{' AND (occurred_at, id) > (?, ?)' if after else ''} "
+                           f"ORDER BY occurred_at, id LIMIT {page}", (*_UNSETTLED, *(after or ())))
+        read += [Unsettled(str(i), from_iso(at), BeliefState(state), Status(status), asks(kind, text))
+                 for i, at, kind, state, status, text in rows]
+        if len(rows) < page:
+            return read
+        after = (rows[-1][1], str(rows[-1][0]))
+        items = incubation_pool(read)
+        if len(items) >= limit and read[-1].occurred_at > items[limit - 1].since:
+            return read
 
 
 def texts_of(reader: Reader, ids: Sequence[str]) -> dict[str, str]:
