@@ -37,6 +37,7 @@ from memhall.domains.values import (
 )
 from memhall.governance.encodings import default_encoder, encoded
 from memhall.governance.facts import draft_facts, entry_facts, write_action
+from memhall.governance import prepared
 from memhall.governance.gate import Gate, Refused, denial
 from memhall.governance.projection.entries import thread_of
 from memhall.governance.refusals import Refusals
@@ -228,13 +229,17 @@ class Hall:
         # Read with the lock, in its round trip on PostgreSQL: the duplicate check, and the
         # rows the entry's projection merges into (its thread, the lived window).
         thread = thread_of({"tags": {"topics": entry.tags.topics}, "thread": entry.thread, "actor": actor})
+        request = PolicyRequest(
+            principal=actor, action=action, domain=stream.name, **draft_facts(entry, actor),
+            claimed_principal=claimed_principal, claimed_domain=claimed_domain, claimed_layer=claimed_layer,
+        )
+        # A new entry is made before the lock where it can be (`prepared`), so the writers
+        # of a domain overlap in all but taking their turn in its log.
+        ready = prepared.prepare(self, stream, request, entry, encoding) if supersedes is None else None
         with self.writing(stream, dedup=[entry.dedup_key()],
                           rows=[("threads", thread), ("lived", "domain")]) as session:
-            request = PolicyRequest(
-                principal=actor, action=action, domain=stream.name, **draft_facts(entry, actor),
-                claimed_principal=claimed_principal, claimed_domain=claimed_domain,
-                claimed_layer=claimed_layer,
-            )
+            if ready is not None and prepared.holds(self, session, stream, ready, entry.idempotency_key):
+                return prepared.commit(self, session, stream, ready)
             decision = self.authorize(session, stream, request)
             if entry.layer not in (Layer.L1, Layer.L2):
                 self.refuse(session, stream, request, InvalidValueError(

@@ -55,6 +55,9 @@ ACTS_ARE_SIGNED = "human-acts-are-signed"
 #: the action of an adoption in refusals and the audit log
 ADOPT_ACTION = "policy_adopt"
 
+#: `Seal.assumed`: the domain was not pinned before
+_NOT_HELD = object()
+
 #: signs the canonical bytes of an act; returns an armored sshsig signature
 Signer = Callable[[bytes], str]
 
@@ -138,6 +141,42 @@ class Seal:
         if stream.name in held:
             held[stream.name] = (charter,)  # read under the lock: good until this thread appends to it
         return charter
+
+    def known(self, domain: str) -> Charter | None:
+        """The domain's charter as this process last read it from the log, without reading
+        it again (None if never read or none adopted): what a write prepares under before it
+        takes the domain's lock, where `current` tells whether it is still the one."""
+        known = self._read.get(domain)
+        return known[1] if known is not None else None
+
+    @contextmanager
+    def assumed(self, domain: str, charter: Charter) -> Iterator[None]:
+        """While this thread prepares a write without the domain's lock: `current` answers
+        `charter` (`known`) without reading the log; the write checks it under the lock."""
+        held: dict[str, tuple[Charter | None] | None] = self._locked.__dict__.setdefault("held", {})
+        before = held.get(domain, _NOT_HELD)
+        held[domain] = (charter,)
+        try:
+            yield
+        finally:
+            if before is _NOT_HELD:
+                held.pop(domain, None)
+            else:
+                held[domain] = before  # type: ignore[assignment]
+
+    def stamped(self, stream: DomainStream, events: Sequence[NewEvent], charter: Charter) -> list[NewEvent] | None:
+        """`events` sealed as `seal` seals them under `charter`, when that needs no transaction:
+        the charter adopts the policy in force and no event is an act to sign or an adoption.
+        Else None (the write seals under the lock)."""
+        if charter.digest != self.digest or any(e.topic in SIGNED_TOPICS or e.topic in (ADOPTED, OPENED)
+                                                for e in events):
+            return None
+        sealed = []
+        for event in events:
+            state = {**event.state, "policy": self.digest}
+            sealed.append(NewEvent(event.originator_id, event.version, event.topic, state,
+                                   stream.mapper.transcoder.encode(state)))
+        return sealed
 
     def charter_ident(self, domain: str) -> UUID:
         """The id of `domain`'s charter aggregate (worked out once per domain)."""

@@ -63,25 +63,37 @@ def test_on_postgresql_writers_of_one_domain_never_wait_for_another_domain(store
     hall.create_domain("maki", "company")
     hall.create_domain("maki", "family")
     company = hall.streams.stream("company")
+    name = f"memhall_behind_{uuid4().hex[:8]}"
+    blocked = ("SELECT count(*) FROM pg_stat_activity WHERE application_name = :name "
+               "AND wait_event_type = 'Lock' AND :holder = ANY(pg_blocking_pids(pid))")
 
-    def writer(domain: str, name: str, n: int) -> subprocess.Popen[str]:
+    def writer(domain: str, name: str, n: int, app: str = "") -> subprocess.Popen[str]:
         script = WRITER.replace('"company"', repr(domain))
-        return subprocess.Popen([sys.executable, "-c", script, store_url, name, str(n)], cwd=ROOT,
+        url = f"{store_url}{'&' if '?' in store_url else '?'}application_name={app}" if app else store_url
+        return subprocess.Popen([sys.executable, "-c", script, url, name, str(n)], cwd=ROOT,
                                 env={"PYTHONPATH": str(ROOT)}, stderr=subprocess.PIPE, text=True)
 
-    with hall.writing(company):  # holds the company domain's head row until the block ends
-        behind = writer("company", "c", 1)
-        family = [writer("family", f"f{i}", 5) for i in range(2)]
+    watching = Store(store_url)
+    with hall.writing(company) as session, watching.write_engine.connect() as watcher:
+        holder = session.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()  # holds company's head row
+        behind = writer("company", "c", 2, name)
+        while not watcher.execute(text(blocked), {"name": name, "holder": holder}).scalar_one():
+            assert behind.poll() is None, behind.communicate()[1]
+            watcher.rollback()
+            time.sleep(0.05)
+        watcher.rollback()
+        family = [writer("family", f"f{i}", 5) for i in range(4)]  # while the company writer waits
         errors = [w.communicate(timeout=300)[1] for w in family]
-        still_waiting = behind.poll() is None
+        still_blocked = watcher.execute(text(blocked), {"name": name, "holder": holder}).scalar_one()
+    watching.dispose()
     behind_error = behind.communicate(timeout=300)[1]
 
-    assert [w.returncode for w in family] == [0, 0], errors
-    assert still_waiting  # a company writer waits for the company lock, and only for it
+    assert [w.returncode for w in family] == [0] * 4, errors
+    assert still_blocked == 1  # the company writer waited on the company lock throughout, and only on it
     assert behind.returncode == 0, behind_error
-    tables = tables_for("family")
     with hall.store.read() as conn:
-        assert conn.execute(select(func.count()).select_from(tables.entries)).scalar_one() == 10
+        assert conn.execute(select(func.count()).select_from(tables_for("family").entries)).scalar_one() == 20
+        assert conn.execute(select(func.count()).select_from(tables_for("company").entries)).scalar_one() == 2
     hall.store.dispose()
 
 
