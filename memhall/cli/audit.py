@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import secrets
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -11,36 +10,36 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
-from sqlalchemy import Connection, inspect, select, text
 
-from memhall.audit import checkpoints, review
+# SQLAlchemy, and what imports it, is imported where it is used: `audit verify` starts its
+# process beside before that (a few tenths of a second of the process beside's start)
+from memhall.audit import checkpoints
 from memhall.audit.checkpoints import DEFAULT_PATH, Checkpoint
-from memhall.audit.verify import BATCH, ChainReport, ChainSource, Watch, snapshot, verify_store
-from memhall.cli.beside import Beside
+from memhall.cli.models_beside import beside_at_once, models_beside
 from memhall.cli.context import App, emit, json_option, note
 from memhall.cli.options import BIGINT, LAYERS
 from memhall.cli.table import listing
 from memhall.domains.errors import AuditFailureError, InvalidValueError, MemhallError
 from memhall.cli.signing import signer, signing_options
 from memhall.policies.acts import canonical_act
-from memhall.policies.files import read_policy_dir
-from memhall.policies.signers import AllowedSigners
-from memhall.policies.signing import verify as verify_signature
-from memhall.governance.settings import checkpoint_file, remember_checkpoints
 from memhall.governance.location import locate, require_registry
-from memhall.governance.replay import collector_paused
-from memhall.governance.recompute import Half, ModelReport, combined, models_at, models_of, source_of
-from memhall.governance.store import Store
-from memhall.governance.tables import SYSTEM, domains_table, store_table, tables_for
+from memhall.governance.replay import BATCH, collector_paused
+from memhall.governance.recompute import STREAM_TABLE, ModelReport, combined, models_of
 from memhall.policies.model import Action
 
 if TYPE_CHECKING:
+    from sqlalchemy import Connection
+
+    from memhall.audit import review
+    from memhall.audit.verify import ChainReport, Watch
     from memhall.governance.attestation import ActsReport
     from memhall.governance.event_checks import EventChecks
+    from memhall.governance.store import Store
+
+#: what `audit log --decision` takes (`review.DECISIONS`, which imports SQLAlchemy)
+DECISIONS = ("allowed", "refused")
 
 pass_app = click.make_pass_decorator(App, ensure=True)
-
-_STREAM_TABLE = re.compile(r"^mh_(.+)_(?:events|chain)$")
 
 
 @click.group()
@@ -52,7 +51,7 @@ def audit() -> None:
 @click.option("--checkpoints", "path", type=click.Path(dir_okay=False, path_type=Path),
               help=f"Checkpoint file to check against (default: {DEFAULT_PATH} if it exists).")
 @click.option("--batch", type=click.IntRange(1, 100_000), default=BATCH, show_default=True, hidden=True,
-              help="Rows per query.")
+              help="Rows per query.")  # as many as a replay's batch
 @click.option("--fast", is_flag=True, help="Only the hash chains, not the read models.")
 @json_option
 @pass_app
@@ -64,12 +63,15 @@ def verify(app: App, path: Path | None, batch: int, fast: bool) -> None:
     Then every read model an agent is served from (entries, full-text rows,
     sessions, promotions, requests, materializations, audit rows, the domain
     registry) is recomputed from the log and compared row by row."""
-    store = _open(app)  # opened once: the process beside starts before anything else is read
+    url = locate(app.store_arg)
+    # a long log's read models are replayed in a second process while this one walks the chains
+    # (their verdict counts only if every chain holds), started before anything else is read
+    decided, beside = (True, None) if fast else beside_at_once(url)
     try:
-        # a long log's read models are replayed in a second process while this one walks the
-        # chains; their verdict counts only if every chain holds
-        beside = None if fast else _models_beside(store)
+        store = _open(app, url)
         try:
+            if not decided:
+                beside = models_beside(store)
             path = path or _remembered(store, existing=True)
             if path is None and DEFAULT_PATH.is_file():
                 path = DEFAULT_PATH
@@ -87,10 +89,10 @@ def verify(app: App, path: Path | None, batch: int, fast: bool) -> None:
                 combined(beside.result(), checks.counts, lambda names: models_of(store.url, names, thorough=True))
                 if beside is not None else models_of(store.url))
         finally:
-            if beside is not None:
-                beside.close()
+            store.dispose()
     finally:
-        store.dispose()
+        if beside is not None:
+            beside.close()
     ok = all(r.ok for r in reports) and all(m.ok for m in models) and all(a.ok for a in acts)
     if not seen and ok:
         note("WARNING: no checkpoint: truncation of the log, rollback to an older copy and a "
@@ -111,6 +113,8 @@ def verify(app: App, path: Path | None, batch: int, fast: bool) -> None:
 
 def _remembered(store: Store, *, existing: bool) -> Path | None:
     """The checkpoint file the store remembers (for verify: only once it exists)."""
+    from memhall.governance.settings import checkpoint_file
+
     found = checkpoint_file(store)
     return found if found is not None and (found.is_file() or not existing) else None
 
@@ -122,25 +126,6 @@ def _acts_verdict(report: ActsReport) -> str:
         if report.pre_adoption else ""
     return (f"{report.domain:<12} OK      policy: {report.adoptions} adoption(s), every decision names the "
             f"adopted digest; {report.signatures} signature(s) verified{pre}")
-
-
-#: from this many events (every stream together), the read models are checked beside the chains
-BESIDE_MIN = 20_000
-
-
-def _models_beside(store: Store) -> Beside[list[Half]] | None:
-    """The read-model check started in a second process, if the log is long enough to pay
-    for it (counted from each chain's head row); else None. The child connects with the
-    driver alone (`models_at`), to every stream whose events table exists."""
-    with snapshot(store.read_engine) as conn:
-        tables = set(inspect(conn).get_table_names())
-        names = [d for d in _streams(conn, store) if tables_for(d).events_name in tables]
-        heads = [tables_for(d).head_name for d in names]
-        size = sum(int(conn.execute(text(f"SELECT position FROM {h}")).scalar() or 0)
-                   for h in heads if h in tables)
-    if size < BESIDE_MIN:
-        return None
-    return Beside(f"{models_at.__module__}:{models_at.__name__}", source_of(store.url), names)
 
 
 def _model_verdict(report: ModelReport) -> str:
@@ -167,6 +152,8 @@ def checkpoint(app: App, path: Path | None, on_wrap_up: bool | None, key: Path |
     human with a key in allowed_signers, each line is signed."""
     app.signing_key, app.signing_with_ssh_keygen = key, ssh_keygen
     if path is not None or on_wrap_up is not None:
+        from memhall.governance.settings import checkpoint_file, remember_checkpoints
+
         store = _open(app)
         try:
             remember_checkpoints(store, path or checkpoint_file(store) or DEFAULT_PATH, on_wrap_up=on_wrap_up)
@@ -199,6 +186,9 @@ def write_checkpoint(app: App, path: Path | None) -> list[Checkpoint]:
 
 def _signed(taken: list[Checkpoint], app: App) -> list[Checkpoint]:
     """Checkpoints taken by a human with a key in allowed_signers carry that human's signature."""
+    from memhall.policies.files import read_policy_dir
+    from memhall.policies.signers import AllowedSigners
+
     actor = app.actor
     signers = AllowedSigners.of(read_policy_dir(app.policy_dir()))
     if not actor or not signers.has_key(actor):
@@ -216,7 +206,12 @@ def _check_signatures(store: Store, seen: list[Checkpoint]) -> None:
     signed = [c for c in seen if c.signature]
     if not signed:
         return
+    from sqlalchemy import inspect
+
+    from memhall.audit.verify import snapshot
     from memhall.governance.attestation import adopted_signers
+    from memhall.governance.tables import tables_for
+    from memhall.policies.signing import verify as verify_signature
 
     with snapshot(store.read_engine) as conn:
         tables = set(inspect(conn).get_table_names())
@@ -238,7 +233,7 @@ def _check_signatures(store: Store, seen: list[Checkpoint]) -> None:
 @click.option("--actor", help="Only this principal's events.")
 @click.option("--action", help="Only this action (write_l2, ratify, audit_review, ...).")
 @click.option("--layer", type=LAYERS, help="Only events at this layer.")
-@click.option("--decision", type=click.Choice(review.DECISIONS), help="Only allowed or refused events.")
+@click.option("--decision", type=click.Choice(DECISIONS), help="Only allowed or refused events.")
 @click.option("--since", help="From this ISO date or date-time on (UTC unless it says otherwise).")
 @click.option("--until", help="Up to this ISO date-time; a bare date includes that whole day.")
 @click.option("--all-domains", is_flag=True,
@@ -259,6 +254,9 @@ def log(app: App, actor: str | None, action: str | None, layer: str | None, deci
     Reading it is itself governed (audit_review) and a refusal is recorded."""
     if as_csv and app.json:
         raise click.UsageError("--csv and --json cannot be combined")
+    from memhall.audit import review
+    from memhall.governance.tables import SYSTEM, tables_for
+
     hall = app.hall
     names = hall.domain_names() if all_domains else [app.domain]
     sources = [review.AuditSource(hall.ask(app.actor, Action.AUDIT_REVIEW, name)[0].name,
@@ -293,6 +291,11 @@ def _verify(store: Store, path: Path | None, seen: list[Checkpoint], *, incremen
             checks: EventChecks | None = None) -> tuple[list[ChainReport], str | None]:
     """The chain reports; `checks` see every event the walk verified (and are finished in its
     snapshot: the LOGGED rows' verdicts are then in `checks.finish()`)."""
+    from sqlalchemy import inspect
+
+    from memhall.audit.verify import ChainSource, Watch, snapshot, verify_store
+    from memhall.governance.tables import tables_for
+
     with snapshot(store.read_engine) as conn:
         sources = [ChainSource(d, tables_for(d).events_name, tables_for(d).chain.name)
                    for d in _streams(conn, store)]
@@ -312,15 +315,21 @@ def _verify(store: Store, path: Path | None, seen: list[Checkpoint], *, incremen
 
 
 def _store_id(conn: Connection) -> str | None:
+    from sqlalchemy import inspect, select
+
+    from memhall.governance.tables import store_table
+
     if store_table.name not in inspect(conn).get_table_names():
         return None
     row = conn.execute(select(store_table.c.id)).first()
     return str(row[0]) if row else None
 
 
-def _open(app: App) -> Store:
-    """The store, read as it is: verifying never creates one."""
-    store = Store(locate(app.store_arg))
+def _open(app: App, url: str | None = None) -> Store:
+    """The store (at `url`, where it was already located), read as it is: verifying never creates one."""
+    from memhall.governance.store import Store
+
+    store = Store(url or locate(app.store_arg))
     try:
         require_registry(store)
     except MemhallError:
@@ -330,6 +339,8 @@ def _open(app: App) -> Store:
 
 
 def _moment(value: str, *, end: bool = False) -> datetime:
+    from memhall.audit import review
+
     try:
         return review.moment(value, end=end)
     except OverflowError:  # the day after 9999-12-31
@@ -348,10 +359,14 @@ def _load(path: Path) -> list[Checkpoint]:
 def _streams(conn: Connection, store: Store) -> list[str]:
     """Registered domains and any stream found by its tables (a domain removed
     from the registry is still verified), the system stream last."""
+    from sqlalchemy import inspect, select
+
+    from memhall.governance.tables import SYSTEM, domains_table
+
     tables = inspect(conn).get_table_names()
-    if domains_table.name not in tables and not any(_STREAM_TABLE.match(t) for t in tables):
+    if domains_table.name not in tables and not any(STREAM_TABLE.match(t) for t in tables):
         raise InvalidValueError(f"not a memhall store: {store.display}")
-    names = {m.group(1) for m in map(_STREAM_TABLE.match, tables) if m}
+    names = {m.group(1) for m in map(STREAM_TABLE.match, tables) if m}
     if domains_table.name in tables:
         names.update(r[0] for r in conn.execute(select(domains_table.c.name)))
     names.add(SYSTEM)

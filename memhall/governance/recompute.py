@@ -11,6 +11,7 @@ are not compared.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -132,6 +133,35 @@ def combined(halves: list[Half], logged: dict[str, int | None],
         else:
             reports.append(report.model_copy(update={"rows": report.rows + (logged[domain] or 0)}))
     return reports
+
+
+#: a stream's own tables, by which a stream is found without the registry
+STREAM_TABLE = re.compile(r"^mh_(.+)_(?:events|chain)$")
+
+
+def beside_plan(db: Any, dialect: str) -> tuple[list[str], int] | None:
+    """What `audit verify`'s process beside is given, read with the driver alone: the streams
+    whose events table exists (registered domains and any stream found by its tables, the
+    system stream last), and how many events they hold together (from each chain's head row).
+    None: no registry and no stream tables (not a memhall store)."""
+    cursor = db.cursor()
+    cursor.execute("SELECT name FROM sqlite_master WHERE type = 'table'" if dialect == "sqlite" else
+                   "SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = current_schema()")
+    tables = {str(row[0]) for row in cursor.fetchall()}
+    names = {m.group(1) for m in map(STREAM_TABLE.match, tables) if m}
+    if REGISTRY in tables:
+        cursor.execute(f"SELECT name FROM {REGISTRY}")
+        names.update(str(row[0]) for row in cursor.fetchall())
+    elif not names:
+        return None
+    names.discard(SYSTEM)
+    streams = [name for name in [*sorted(names), SYSTEM] if f"mh_{name}_events" in tables]
+    size = 0
+    for name in streams:
+        if f"mh_{name}_head" in tables:
+            cursor.execute(f"SELECT position FROM mh_{name}_head")
+            size += sum(int(row[0] or 0) for row in cursor.fetchall())
+    return streams, size
 
 
 def source_of(url: str) -> Source:

@@ -165,3 +165,10 @@ def test_wrap_up_with_checkpoint_writes_the_default_checkpoint_file(db: Path, in
     written = checkpoints.load(in_tmp / "memhall-audit" / "checkpoints.jsonl")
     assert [c.domain for c in written] == ["company", "family", "0sys"]
     assert written[0].position > LAST
+
+
+def test_audit_log_takes_the_decisions_the_review_knows() -> None:
+    from memhall.audit import review
+    from memhall.cli import audit as audit_cli
+
+    assert audit_cli.DECISIONS == review.DECISIONS

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy import delete, insert, select, update
 
-from memhall.cli import audit as audit_cli
+from memhall.cli import models_beside
 from memhall.cli.context import App
 from memhall.cli.main import cli
 from memhall.domains.entry import draft
@@ -149,7 +149,7 @@ def test_a_full_text_row_edited_behind_the_entry_is_found(sqlite_hall: Hall) -> 
 @pytest.mark.parametrize("beside", [False, True], ids=["in this process", "in a process beside"])
 def test_the_cli_gives_the_same_verdict_whether_or_not_the_read_models_are_checked_beside_the_chains(
         hall: Hall, history: History, beside: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(audit_cli, "BESIDE_MIN", 0 if beside else 10**12)
+    monkeypatch.setattr(models_beside, "BESIDE_MIN", 0 if beside else 10**12)
     args = ["--store", hall.store.url, "--as", "maki", "audit", "verify"]
 
     intact = CliRunner().invoke(cli, args, obj=App())
@@ -167,7 +167,7 @@ def test_with_a_process_beside_each_edit_is_named_as_in_one_process(
         hall: Hall, history: History, tampering: Tampering, monkeypatch: pytest.MonkeyPatch) -> None:
     """Beside the chain walk, the read models are replayed in a second process but for the
     append-only ones (audit rows, exposure, encodings), which the walk compares itself."""
-    monkeypatch.setattr(audit_cli, "BESIDE_MIN", 0)
+    monkeypatch.setattr(models_beside, "BESIDE_MIN", 0)
     args = ["--store", hall.store.url, "--as", "maki", "--json", "audit", "verify"]
     intact = CliRunner().invoke(cli, args, obj=App())
 
@@ -186,7 +186,7 @@ def test_with_a_process_beside_the_rows_counted_are_those_counted_in_one_process
     hall.write("codex", "company", draft(text="told the seat and the chair", layer="L2",
                                          addressees=("codex", "gemini"), participants=("maki",)))
     changed_entries(hall)
-    monkeypatch.setattr(audit_cli, "BESIDE_MIN", 0)
+    monkeypatch.setattr(models_beside, "BESIDE_MIN", 0)
     monkeypatch.setattr(streamed, "FETCH", batch)  # rows compared (and stored rows read) at a time
     args = ["--store", hall.store.url, "--as", "maki", "--json", "audit", "verify", "--batch", str(batch)]
 
