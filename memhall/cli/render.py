@@ -46,8 +46,8 @@ def handoff(view: HandoffView) -> str:
                   f"(export MEMHALL_SESSION={view.session_id} so wrap-up closes it)", ""]
     if view.empty:
         lines.append(
-            f"Nothing recorded in {view.domain} yet: no state, wrap-up or handoff entries, "
-            "no open loops. Start fresh."
+            f"Nothing to hand over in {view.domain} yet: no state, wrap-up or handoff entries, "
+            "no open loops (any other entries are history: `memhall log`, `memhall search`). Start fresh."
         )
         return "\n".join(lines)
     lines.append("## Latest state of each open thread (newest first, by time, never by similarity)")

@@ -73,7 +73,7 @@ def test_the_real_cli_end_to_end(tmp_path: Path) -> None:
     search = run_cli(["search", "billing where we left off"], cwd=nested, env=agent)
     log = run_cli(["log", "--limit", "2"], cwd=nested, env=agent)
 
-    assert "Nothing recorded in company yet" in empty.stdout
+    assert "Nothing to hand over in company yet" in empty.stdout
     assert lesson.returncode == 0 and wrapped.returncode == 0
     summary = json.loads(wrapped.stdout)
     assert f"wrap-up {summary['entry_id']}" in handoff.stdout
