@@ -31,6 +31,9 @@ from memhall.governance.projection.apply import COPY_MIN, Projector, SqlBackend,
 from memhall.governance.projection.ops import State
 from memhall.governance.projection.schema import READ_MODELS
 
+#: up to how many events a PostgreSQL append logs in one statement (`Journal._log_sql`)
+LOG_IN_ONE = 16
+
 
 class NewEvent(NamedTuple):
     """An event ready to store: its state as the log keeps it, and those bytes."""
@@ -88,6 +91,8 @@ class Journal:
         self._move_sql = f"UPDATE {self.head_table} SET position = {m}, head = {m} WHERE id = 1"
         self._load_sql = (f"SELECT originator_version, topic, state FROM {self.events_table} "
                           f"WHERE originator_id = {m} ORDER BY originator_version")
+        #: `_log_sql` by number of events
+        self._logs: dict[int, str] = {}
         self._last_sql = (f"SELECT originator_version, state FROM {self.events_table} "
                           f"WHERE originator_id = {m} ORDER BY originator_version DESC LIMIT 1")
 
@@ -193,16 +198,34 @@ class Journal:
             copy_rows(connection, self.events_table,
                       ("id", "originator_id", "originator_version", "topic", "state"), stored)
             copy_rows(connection, self.chain_table, ("position", "head"), links)
+            cursor.execute(self._move_sql, (position, head))
+        elif self.dialect == "postgresql" and len(stored) <= LOG_IN_ONE:
+            # the events, their links and the head in one statement: two fewer for the client
+            # and the server to handle while the domain's lock is held
+            cursor.execute(self._log_sql(len(stored)), [v for values in stored for v in values]
+                           + [v for values in links for v in values] + [position, head])
         else:
             cursor.executemany(self._event_sql, stored)
             cursor.executemany(self._chain_sql, links)
-        cursor.execute(self._move_sql, (position, head))
+            cursor.execute(self._move_sql, (position, head))
         projector = Projector(SqlBackend(connection, self.dialect, self.prefix, copy=copy), ahead)
         ops = [ops_for(event.topic, event.state, at) for event, at in zip(events, positions)]
         projector.prefetch(op for event_ops in ops for op in event_ops)
         for event_ops in ops:
             projector.apply(event_ops)
         projector.flush()
+
+    def _log_sql(self, n: int) -> str:
+        """PostgreSQL: insert n events and their links, and move the head, in one statement."""
+        sql = self._logs.get(n)
+        if sql is None:
+            events = ", ".join(["(%s, %s, %s, %s, %s)"] * n)
+            links = ", ".join(["(%s, %s)"] * n)
+            sql = self._logs[n] = (
+                f"WITH e AS (INSERT INTO {self.events_table} (id, originator_id, originator_version, topic, "
+                f"state) VALUES {events}), c AS (INSERT INTO {self.chain_table} (position, head) VALUES {links}) "
+                f"UPDATE {self.head_table} SET position = %s, head = %s WHERE id = 1")
+        return sql
 
     def load(self, connection: Any, originator_id: UUID) -> list[tuple[int, str, bytes]]:
         """One aggregate's stored events, in version order."""
