@@ -192,8 +192,13 @@ class PolicySet:
     ) -> list[tuple[Answer, Mapping[str, Rule]]]:
         # One entity set for the whole batch: each principal once, each distinct
         # resource (by its facts) once. Parsing entities costs as much as deciding.
+        # Requests Cedar cannot tell apart (the same principal, action, context and resource
+        # as Cedar sees it: only the attributes the action's rules read) are asked once.
         entities: dict[object, dict[str, Any]] = {}
+        asked: dict[tuple[object, ...], int] = {}
         cedar_requests: list[dict[str, Any]] = []
+        actions: list[Action] = []
+        which: list[int] = []
         for request in requests:
             ptype = as_type or self.principal_type(request.principal)
             if ("principal", request.principal) not in entities:
@@ -205,11 +210,18 @@ class PolicySet:
             if key not in entities:
                 facts["uid"]["id"] = f"#{len(entities)}"
                 entities[key] = facts
-            cedar_requests.append(cedar_request(request, ptype, entities[key]["uid"]["id"]))
+            question = (ptype, request.principal, request.action, key, request.claimed_principal,
+                        request.claimed_domain, request.claimed_layer)
+            index = asked.get(question)
+            if index is None:
+                index = asked[question] = len(cedar_requests)
+                cedar_requests.append(cedar_request(request, ptype, entities[key]["uid"]["id"]))
+                actions.append(request.action)
+            which.append(index)
         handle = cedarpy.Entities.from_json_str(json.dumps(list(entities.values())))
         by_action: dict[Action, list[int]] = {}
-        for index, request in enumerate(requests):
-            by_action.setdefault(request.action, []).append(index)
+        for index, action in enumerate(actions):
+            by_action.setdefault(action, []).append(index)
         answers: dict[int, tuple[Answer, Mapping[str, Rule]]] = {}
         for action, indices in by_action.items():
             policies, names = self._partitions[action]
@@ -219,7 +231,7 @@ class PolicySet:
                 results = _authorized(batch, policies, handle, self._schema)
                 for index, result in zip(chunk, results):
                     answers[index] = (result, names)
-        return [answers[i] for i in range(len(requests))]
+        return [answers[i] for i in which]
 
     def _evaluate(
         self, request: PolicyRequest, ptype: PrincipalType, principal: cedarpy.Entities

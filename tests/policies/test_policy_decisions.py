@@ -188,20 +188,37 @@ def test_claiming_a_layer_other_than_the_stored_one_is_always_refused(
     assert not defaults.decide(request).allowed
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(
     st.sampled_from(list(Action)),
     st.sampled_from(["maki", "claude", "codex", "gemini", "stranger"]),
     st.sampled_from(["", "L1", "L2", "L3", "L4"]),
     st.sampled_from(["claim", "episode", "quote"]),
     st.booleans(),
+    st.sampled_from(["", "maki", "codex"]),
+    st.sampled_from(["", "L2", "L4"]),
 ), min_size=1, max_size=12))
 def test_a_batch_of_decisions_answers_as_each_decision_alone(
-    facts: list[tuple[Action, str, str, str, bool]],
+    facts: list[tuple[Action, str, str, str, bool, str, str]],
 ) -> None:
+    # authors and claims vary apart from the principal: requests that differ only in what
+    # no rule of their action reads are asked of Cedar once, and must still answer alike
     requests = [PolicyRequest(principal=p, action=a, domain="company", resource_type=ResourceType.ENTRY,
-                              target_layer=layer, kind=kind, author=p, has_evidence=evidence)
-                for a, p, layer, kind, evidence in facts]
+                              target_layer=layer, kind=kind, author=author or p, has_evidence=evidence,
+                              claimed_layer=claimed)
+                for a, p, layer, kind, evidence, author, claimed in facts]
+
+    batched = PolicySet.load(None).decide_batch(requests)
+
+    alone = PolicySet.load(None)
+    assert batched == [alone.decide(r) for r in requests]
+
+
+def test_a_batch_asks_cedar_once_per_question_it_can_tell_apart_and_answers_each_as_alone() -> None:
+    requests = [PolicyRequest(principal=p, action=a, domain="company", resource_type=ResourceType.ENTRY,
+                              target_layer="L2", kind="claim", author=author, claimed_layer=claimed)
+                for a in Action for p in ("maki", "codex", "stranger") for author in ("maki", "codex", "x")
+                for claimed in ("", "L2", "L4")]
 
     batched = PolicySet.load(None).decide_batch(requests)
 
