@@ -9,6 +9,7 @@ models. The domain registry is restored from each stream's `Domain.Opened`.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -60,6 +61,11 @@ def rebuild(hall: Hall, domains: list[str] | None = None, batch: int = BATCH,
             while True:
                 with hall.store.write() as conn:
                     connection = raw(conn)
+                    if hall.store.dialect == "postgresql":
+                        # a batch's commit does not wait for its WAL to reach the disk: the index
+                        # builds' commit at the end does (a crash before it loses only read models,
+                        # which running the rebuild again recomputes)
+                        connection.execute("SET LOCAL synchronous_commit TO OFF")
                     rows = next(events_of(connection, stream.tables.events_name, hall.store.dialect,
                                           batch=batch, after=after), [])
                     opened = replay(rows, SqlBackend(connection, hall.store.dialect, stream.tables.prefix))
@@ -72,9 +78,17 @@ def rebuild(hall: Hall, domains: list[str] | None = None, batch: int = BATCH,
                     break
                 after = rows[-1][0]
         with hall.store.write() as conn:
-            for index in indexes:
-                index.create(conn)
-            stream.create_search(conn)
+            # PostgreSQL's full-text index (a GIN over every entry's text: the longest build) is
+            # built on a second connection meanwhile (the two only share a SHARE lock on entries)
+            search = _Beside(lambda: _create_search(hall, stream)) if hall.store.dialect != "sqlite" else None
+            try:
+                for index in indexes:
+                    index.create(conn)
+            finally:
+                if search is not None:
+                    search.join()  # and before ANALYZE, which would wait for the build's lock
+            if search is None:
+                stream.create_search(conn)
             for statement in fulltext.optimize_sql(stream.tables, hall.store.dialect):
                 conn.exec_driver_sql(statement)
             if hall.store.dialect != "sqlite":
@@ -103,6 +117,32 @@ def governed_rebuild(hall: Hall, actor: str, *, batch: int = BATCH,
         with hall.writing(stream) as session:
             stream.save(session, Rebuild(events=counts.get(name, 0), actor=actor, rule=decision.rule_id))
     return counts
+
+
+class _Beside:
+    """A call run in a thread (its time is the server's: the thread only waits); `join` raises
+    what it raised."""
+
+    def __init__(self, call: Callable[[], None]) -> None:
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, args=(call,), daemon=True)
+        self.thread.start()
+
+    def _run(self, call: Callable[[], None]) -> None:
+        try:
+            call()
+        except BaseException as error:  # noqa: BLE001 - handed to the caller by join
+            self.error = error
+
+    def join(self) -> None:
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+
+
+def _create_search(hall: Hall, stream: Any) -> None:
+    with hall.store.write_engine.begin() as conn:
+        stream.create_search(conn)
 
 
 def _register(conn: Any, state: dict[str, Any]) -> None:
