@@ -55,8 +55,8 @@ class Ahead(NamedTuple):
 
 
 class Taken(NamedTuple):
-    """What `Journal.held` read with the lock: the last event of `last_of` ((0, b"") when
-    it has none), and the rows of each of `ahead`'s queries; None and () when they were
+    """What `Journal.held` read with the lock: the last event of `last_of` (as `Journal.last`
+    gives it; (0, b"") when it has none), and the rows of each of `ahead`'s queries; None and () when they were
     not read with it (SQLite, or a nested use)."""
 
     last: tuple[int, bytes] | None = None
@@ -93,7 +93,11 @@ class Journal:
                           f"WHERE originator_id = {m} ORDER BY originator_version")
         #: `_log_sql` by number of events
         self._logs: dict[int, str] = {}
-        self._last_sql = (f"SELECT originator_version, state FROM {self.events_table} "
+        # PostgreSQL: the row's version (xmin, ctid) stands for its state: any other row, or
+        # any change to this one, has another; the state itself is not read (a charter's last
+        # event, which every write asks for with the lock, is ~50 KB, stored compressed)
+        token = "state" if dialect == "sqlite" else "convert_to(xmin::text || ':' || ctid::text, 'UTF8')"
+        self._last_sql = (f"SELECT originator_version, {token} FROM {self.events_table} "
                           f"WHERE originator_id = {m} ORDER BY originator_version DESC LIMIT 1")
 
     @contextmanager
@@ -234,7 +238,8 @@ class Journal:
         return [(int(v), str(t), bytes(s)) for v, t, s in cursor.fetchall()]
 
     def last(self, connection: Any, originator_id: UUID) -> tuple[int, bytes]:
-        """One aggregate's last stored version and its state ((0, b"") when it has no events)."""
+        """One aggregate's last stored version and what tells that stored event from any other:
+        its state on SQLite, its row's version on PostgreSQL ((0, b"") when it has no events)."""
         cursor = connection.cursor()
         cursor.execute(self._last_sql, (self.uuid_param(originator_id),))
         row = cursor.fetchone()

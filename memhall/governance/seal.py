@@ -121,8 +121,8 @@ class Seal:
     def current(self, stream: DomainStream) -> Charter | None:
         """The domain's charter as the log has it now (in this transaction, if any), to
         read and never to act on: rebuilt only when its last stored event is another one
-        (compared by version and bytes, so neither a rolled-back adoption nor an edited
-        event is taken for the stored one)."""
+        (compared by version and bytes, on PostgreSQL by version and row version, `Journal.last`:
+        so neither a rolled-back adoption nor an edited event is taken for the stored one)."""
         held: dict[str, tuple[Charter | None] | None] = self._locked.__dict__.get("held", {})
         pinned = held.get(stream.name)
         if pinned is not None:

@@ -15,6 +15,7 @@ import pytest
 from sqlalchemy import text
 
 from memhall.domains.entry import draft
+from memhall.domains.errors import RefusedError
 from memhall.governance import charters, prepared
 from memhall.governance.encodings import encoded
 from memhall.governance.facts import draft_facts, write_action
@@ -175,4 +176,25 @@ def test_on_postgresql_a_write_made_before_another_commits_after_it_is_timed_aft
                              "WHERE text <> 'warm-up: this process reads the charter' ORDER BY created_position")
     assert [t for t, _, _ in order] == ["payroll closes on the 25th", "the export job moved to fridays"]
     assert order[0][1] <= order[1][1]  # type: ignore[operator] # its time is when it took its place
+    hall.store.dispose()
+
+
+def test_a_charter_edited_in_place_after_this_process_read_it_is_read_again_before_a_write(
+        store_url: str) -> None:
+    hall = Hall(Store(store_url), PolicySet.load(None), warn=lambda _message: None)
+    hall.create_domain("maki", "company")
+    hall.write("codex", "company", draft(text="the charter is read, and kept"))
+    events = tables_for("company").events_name
+    with hall.store.write() as conn:  # the charter's one event, its digest changed (the same length)
+        ident, state = conn.execute(text(f"SELECT id, state FROM {events} "
+                                         "WHERE topic = 'memhall.Charter.Opened'")).one()
+        adopted = f'"digest":"{hall.seal.digest}"'.encode()  # type: ignore[union-attr]
+        assert adopted in bytes(state)
+        conn.execute(text(f"UPDATE {events} SET state = :state WHERE id = :id"),
+                     {"state": bytes(state).replace(adopted, b'"digest":"' + b"0" * 64 + b'"'), "id": ident})
+
+    with pytest.raises(RefusedError) as refused:
+        hall.write("codex", "company", draft(text="the export job moved to fridays"))
+
+    assert refused.value.rule == POLICY_NOT_ADOPTED
     hall.store.dispose()
