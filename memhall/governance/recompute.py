@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from pydantic import BaseModel
 
 from memhall.governance.projection import ops_for
-from memhall.governance.projection.apply import SqlBackend
+from memhall.governance.projection.apply import Projector, SqlBackend
 from memhall.governance.projection.ops import LOGGED, replayed_ops
 from memhall.governance.projection.schema import READ_MODELS, SEARCH, TableSpec, from_sql
-from memhall.governance.replay import BATCH, collector_paused, events_of, replay
+from memhall.governance.replay import BATCH, KEPT, collector_paused, events_of, replay
 from memhall.governance.streamed import Diverged, StreamingBackend, keyed, streamed
 
 if TYPE_CHECKING:
@@ -225,10 +225,12 @@ def _verify_once(db: Any, dialect: str, name: str, registry: dict[str, Any], bat
     ops_of = ops_for if logged else replayed_ops
     try:
         events, opened = 0, []
+        projector = Projector(backend, keep=KEPT)  # the scratch copies are this replay's alone
         with collector_paused():
             for rows in events_of(db, prefix + "events", dialect, batch=batch):
-                opened.extend(replay(rows, backend, ops_of))
+                opened.extend(replay(rows, backend, ops_of, projector=projector))
                 events += len(rows)
+            projector.flush()
         checked = sum(backend.finish().values()) if isinstance(backend, StreamingBackend) else 0
         for spec in specs:
             if spec in direct or (streaming and spec in keyed()):

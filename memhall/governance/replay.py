@@ -44,11 +44,17 @@ def binary(dialect: str) -> dict[str, bool]:
     return {"binary": True} if dialect == "postgresql" else {}
 
 
+#: the merge targets a replay keeps in memory from batch to batch (see `Projector.keep`)
+KEPT = frozenset({"threads", "lived"})
+
+
 def replay(rows: list[tuple[int, str, bytes]], backend: Backend,
-           ops_of: Callable[[str, dict[str, Any], int], list[Op]] = ops_for) -> list[dict[str, Any]]:
+           ops_of: Callable[[str, dict[str, Any], int], list[Op]] = ops_for, *,
+           projector: Projector | None = None) -> list[dict[str, Any]]:
     """Apply one batch of stored events to `backend` (`ops_of` each: all its row operations, or
-    a part of them); the Domain.Opened states seen."""
-    projector = Projector(backend)
+    a part of them); the Domain.Opened states seen. A `projector` given is flushed but for the
+    rows it keeps (the caller's final `flush` writes them)."""
+    projector = projector if projector is not None else Projector(backend)
     opened = []
     with collector_paused():
         batch = []
@@ -62,7 +68,7 @@ def replay(rows: list[tuple[int, str, bytes]], backend: Backend,
         projector.prefetch([op for ops in batch for op in ops if type(op) is Merge])
         for ops in batch:
             projector.apply(ops)
-        projector.flush()
+        projector.flush(final=False)
     return opened
 
 

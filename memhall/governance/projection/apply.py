@@ -44,8 +44,13 @@ _KEYS = {suffix: spec.key for suffix, spec in BY_SUFFIX.items()}
 class Projector:
     """The overlay of one batch; `flush` writes it and starts the next."""
 
-    def __init__(self, backend: Backend, ahead: dict[Key, dict[str, Any] | None] | None = None) -> None:
+    def __init__(self, backend: Backend, ahead: dict[Key, dict[str, Any] | None] | None = None, *,
+                 keep: frozenset[str] = frozenset()) -> None:
         self.backend = backend
+        #: tables whose rows stay here from one `flush(final=False)` to the next, written by the
+        #: final one: a replay's merge targets (a thread's row, the lived window), read and
+        #: rewritten by every batch otherwise. Only for a replay into tables it alone writes.
+        self.keep = keep
         #: rows read ahead for the merges of a write (`prefetch`, or given: read with the domain's
         #: lock, in its round trip), None where there is no row
         self._ahead: dict[Key, dict[str, Any] | None] = dict(ahead or {})
@@ -97,7 +102,16 @@ class Projector:
             self._dirty[key] = None
         row.update(op.change(dict(row)))
 
-    def flush(self) -> None:
+    def flush(self, *, final: bool = True) -> None:
+        kept: list[tuple[Key, dict[str, Any], bool, bool]] = []
+        if self.keep and not final:
+            keep, new, dirty = self.keep, self._new, self._dirty
+            kept = [(key, row, key in new, key in dirty) for key, row in self._rows.items() if key[0] in keep]
+            for key, _, was_new, was_dirty in kept:
+                if was_new:
+                    del new[key]
+                if was_dirty:
+                    del dirty[key]
         for table, rows in _by_table(self._new, self._rows).items():
             self.backend.insert(table, rows)
         for table, rows in _by_table(self._dirty, self._rows).items():
@@ -113,6 +127,12 @@ class Projector:
         self._new.clear()
         self._dirty.clear()
         self._partial.clear()
+        for key, row, was_new, was_dirty in kept:
+            self._rows[key] = row
+            if was_new:
+                self._new[key] = None
+            if was_dirty:
+                self._dirty[key] = None
 
 
 def _by_table(keys: dict[Key, None], rows: dict[Key, dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
