@@ -20,9 +20,9 @@ from memhall.domains.values import principal_name
 from memhall.governance import bulkload, fulltext
 from memhall.governance.hall import Hall
 from memhall.governance.journal import analyze_sql
-from memhall.governance.projection.apply import SqlBackend
+from memhall.governance.projection.apply import Projector, SqlBackend
 from memhall.governance.projection.schema import iso
-from memhall.governance.replay import BATCH, collector_paused, count, events_of, replay
+from memhall.governance.replay import BATCH, KEPT, collector_paused, count, events_of, replay
 from memhall.governance.store import raw
 from memhall.governance.tables import SYSTEM, domains_table
 from memhall.policies.model import Action, Decision, PolicyRequest, ResourceType
@@ -57,6 +57,9 @@ def rebuild(hall: Hall, domains: list[str] | None = None, batch: int = BATCH,
             total = count(raw(conn), stream.tables.events_name)
         done, after = 0, 0
         # a larger page cache and fewer WAL checkpoints while the log is replayed (as an import)
+        # the threads' rows and the lived window stay in memory from batch to batch (this replay
+        # alone writes them), written once, with the last batch
+        projector: Projector | None = None
         with bulkload.tuned(hall.store), collector_paused():
             while True:
                 with hall.store.write() as conn:
@@ -68,7 +71,13 @@ def rebuild(hall: Hall, domains: list[str] | None = None, batch: int = BATCH,
                         connection.execute("SET LOCAL synchronous_commit TO OFF")
                     rows = next(events_of(connection, stream.tables.events_name, hall.store.dialect,
                                           batch=batch, after=after), [])
-                    opened = replay(rows, SqlBackend(connection, hall.store.dialect, stream.tables.prefix))
+                    backend = SqlBackend(connection, hall.store.dialect, stream.tables.prefix)
+                    if projector is None:
+                        projector = Projector(backend, keep=KEPT)
+                    projector.backend = backend  # this batch's transaction
+                    opened = replay(rows, backend, projector=projector)
+                    if len(rows) < batch:
+                        projector.flush()
                     for state in opened:
                         _register(conn, state)
                 done += len(rows)
