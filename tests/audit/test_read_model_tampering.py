@@ -113,7 +113,20 @@ TAMPERINGS = [
     Tampering("who holds an entry rewritten", lambda hall, h: edit(hall, update(T.exposure).where(
         T.exposure.c.entry_id == str(h.entry)).values(holder="gemini")),
         "mh_company_exposure", lambda h: "", "holder"),
+    Tampering("an allowed act inserted into the audit rows", lambda hall, h: copy_last(
+        hall, T.audit, lambda row: {"position": row["position"] + 1000}),
+        "mh_company_audit", lambda h: "", "position"),
+    Tampering("an exposure row inserted", lambda hall, h: copy_last(hall, T.exposure, lambda row: {
+        "position": row["position"] + 1000, "id": f"{row['position'] + 1000}:{row['holder']}:{row['entry_id']}"}),
+        "mh_company_exposure", lambda h: "", "id"),
 ]
+
+
+def copy_last(hall: Hall, table: Any, moved: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    """A row made up after the log's last one: a copy of the table's last row, moved past it."""
+    with hall.store.write() as conn:
+        row = dict(conn.execute(select(table).order_by(table.c.position.desc()).limit(1)).mappings().one())
+        conn.execute(insert(table).values({**row, **moved(row)}))
 
 
 @pytest.mark.parametrize("tampering", TAMPERINGS, ids=[t.name for t in TAMPERINGS])
