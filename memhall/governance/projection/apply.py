@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 
 from memhall.governance.projection.codec import dumps
-from memhall.governance.projection.ops import Insert, Merge, Op, Update
+from memhall.governance.projection.ops import LOGGED, Insert, Merge, Op, Update
 from memhall.governance.projection.schema import BY_SUFFIX, JSON, TableSpec, from_sql, json_text, to_sql
 
 Key = tuple[str, str]
@@ -40,6 +40,12 @@ class Backend(Protocol):
 #: each table's key column
 _KEYS = {suffix: spec.key for suffix, spec in BY_SUFFIX.items()}
 
+#: the tables no operation ever updates or merges into (`ops.LOGGED`, and the full-text rows):
+#: their rows skip the keyed overlay, and are kept by table, keyed by their own key (an entry
+#: written inserts five of them: the (table, key) tuples, their hashes and the regrouping at
+#: `flush` were ~5 % of a replay's Python time)
+APPENDED = LOGGED | {"search"}
+
 
 class Projector:
     """The overlay of one batch; `flush` writes it and starts the next."""
@@ -58,16 +64,27 @@ class Projector:
         self._new: dict[Key, None] = {}
         self._dirty: dict[Key, None] = {}
         self._partial: dict[Key, dict[str, Any]] = {}
+        #: rows of the APPENDED tables: table -> key -> row (a key inserted again keeps its
+        #: place, with the last row, as in the overlay)
+        self._appended: dict[str, dict[Any, dict[str, Any]]] = {}
 
     def apply(self, ops: Iterable[Op]) -> None:
-        rows, new, keys = self._rows, self._new, _KEYS
+        rows, new, keys, appended = self._rows, self._new, _KEYS, self._appended
         for op in ops:
-            if isinstance(op, Insert):
+            if type(op) is Insert:
                 table, row = op
+                if table in APPENDED:
+                    group = appended.get(table)
+                    if group is None:
+                        group = appended[table] = {}
+                    group[row[keys[table]]] = row
+                    continue
                 key = (table, str(row[keys[table]]))
                 rows[key] = row  # the handler built it for us: no copy
                 new[key] = None
-            elif isinstance(op, Update):
+            elif type(op) is Update:
+                if op.table in APPENDED:
+                    raise ValueError(f"{op.table} rows are never updated")
                 key = (op.table, op.key)
                 if key in rows:
                     rows[key].update(op.values)
@@ -75,19 +92,27 @@ class Projector:
                         self._dirty[key] = None
                 else:
                     self._partial.setdefault(key, {}).update(op.values)
-            else:
+            elif type(op) is Merge:
                 self._merge(op)
+            else:
+                raise TypeError(f"not a row operation: {op!r}")
 
     def prefetch(self, ops: Iterable[Op]) -> None:
         """Read the rows the merges among `ops` will need, at once: on PostgreSQL in pipeline
         mode one round trip for all of them instead of one each."""
-        wanted = list(dict.fromkeys((op.table, op.key) for op in ops if isinstance(op, Merge)
-                                    and (op.table, op.key) not in self._rows
-                                    and (op.table, op.key) not in self._ahead))
+        rows, ahead = self._rows, self._ahead
+        wanted: dict[Key, None] = {}
+        for op in ops:
+            if type(op) is Merge:
+                key = (op.table, op.key)
+                if key not in rows and key not in ahead:
+                    wanted[key] = None
         if len(wanted) > 1:
-            self._ahead.update(self.backend.fetch_many(wanted))
+            ahead.update(self.backend.fetch_many(list(wanted)))
 
     def _merge(self, op: Merge) -> None:
+        if op.table in APPENDED:
+            raise ValueError(f"{op.table} rows are never merged into")
         key = (op.table, op.key)
         row = self._rows.get(key)
         if row is None:
@@ -100,7 +125,7 @@ class Projector:
             row.update(self._partial.pop(key, {}))
             self._rows[key] = row
             self._dirty[key] = None
-        row.update(op.change(dict(row)))
+        row.update(op.change(row))  # a change reads the row and returns new values, never mutates it
 
     def flush(self, *, final: bool = True) -> None:
         kept: list[tuple[Key, dict[str, Any], bool, bool]] = []
@@ -114,6 +139,8 @@ class Projector:
                     del dirty[key]
         for table, rows in _by_table(self._new, self._rows).items():
             self.backend.insert(table, rows)
+        for table, appended in self._appended.items():
+            self.backend.insert(table, list(appended.values()))
         for table, rows in _by_table(self._dirty, self._rows).items():
             self.backend.replace(table, rows)
         grouped: dict[tuple[str, tuple[str, ...]], list[tuple[str, tuple[Any, ...]]]] = {}
@@ -127,6 +154,7 @@ class Projector:
         self._new.clear()
         self._dirty.clear()
         self._partial.clear()
+        self._appended.clear()
         for key, row, was_new, was_dirty in kept:
             self._rows[key] = row
             if was_new:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from memhall.governance.projection.ops import Insert, Op, State, projects
+from memhall.governance.projection.ops import Op, State, insert, projects
 from memhall.governance.projection.schema import iso
 
 
@@ -23,7 +23,7 @@ def held(state: State, position: int, via: str, pairs: Iterable[tuple[str, str]]
     for holder, entry_id in pairs:
         if holder and entry_id and (holder, entry_id) not in seen:
             seen.add((holder, entry_id))
-            yield Insert("exposure", {"id": f"{position}:{holder}:{entry_id}", "holder": holder,
+            yield insert("exposure", {"id": f"{position}:{holder}:{entry_id}", "holder": holder,
                                       "entry_id": entry_id, "via": via, "position": position, "at": at})
 
 

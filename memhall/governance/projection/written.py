@@ -17,7 +17,7 @@ from typing import Any
 from memhall.governance.projection.dynamics import LIVED_KEPT, PROPOSED
 from memhall.governance.projection.entries import WRITTEN, search_body, thread_of
 from memhall.governance.projection.exposure import held
-from memhall.governance.projection.ops import Insert, Merge, Op, State, projects
+from memhall.governance.projection.ops import Op, State, insert, merge, projects
 from memhall.governance.projection.schema import iso
 
 
@@ -35,28 +35,31 @@ def _written(e: State, position: int) -> list[Op]:
         item = [entry, occurred, emotion.get("valence", 0.0), emotion.get("arousal", 0.0)]
 
         def lived(row: dict[str, Any]) -> dict[str, Any]:
-            return {"recent": [item, *row["recent"]][:LIVED_KEPT], "position": position}
+            recent = row["recent"][:LIVED_KEPT - 1]
+            recent.insert(0, item)  # a shift in place: no list of LIVED_KEPT + 1 made and dropped
+            return {"recent": recent, "position": position}
 
-        ops.append(Merge("lived", "domain", lived))
-    ops.append(Insert("entries", {
+        ops.append(merge("lived", "domain", lived))
+    # the lists are the event's own, not copies: a row's values are replaced, never changed in place
+    ops.append(insert("entries", {
         "id": entry, "layer": e["layer"], "kind": e["kind"], "text": e["text"],
         "interpretation": e["interpretation"], "author": actor, "session_id": e["session_id"],
         "status": "active", "state": "influencing", "confidence": e["confidence"],
         "source_kind": provenance["source_kind"], "source_agent_id": provenance["source_agent_id"],
         "claim_root_id": provenance["claim_root_id"],
-        "evidence_refs": list(provenance["evidence_refs"]), "people": list(tags["people"]),
-        "places": list(tags["places"]), "topics": list(tags["topics"]),
-        "pending_requests": list(e["pending_requests"]), "pointers": list(e["pointers"]),
+        "evidence_refs": provenance["evidence_refs"], "people": tags["people"],
+        "places": tags["places"], "topics": tags["topics"],
+        "pending_requests": e["pending_requests"], "pointers": e["pointers"],
         "dedup_key": e["dedup_key"], "idempotency_key": e.get("idempotency_key"),
         "superseded_by": None, "thread": thread, "occurred_at": occurred,
         "created_at": at, "updated_at": at, "created_position": position, "position": position,
     }))
-    ops.append(Insert("search", {"entry_id": entry, "body": search_body(e)}))
+    ops.append(insert("search", {"entry_id": entry, "body": search_body(e)}))
 
     def moved(row: dict[str, Any]) -> dict[str, Any]:
         return {"entries": row["entries"] + 1, "last_entry": entry, "last_at": at, "position": position}
 
-    ops.append(Merge("threads", thread, moved, default={
+    ops.append(merge("threads", thread, moved, default={
         "thread": thread, "entries": 1, "last_entry": entry, "last_at": at, "position": position}))
     return ops
 
@@ -68,13 +71,13 @@ def _recorded(e: State, position: int) -> list[Op]:
     entry, actor, encoding = e["originator_id"], e["actor"], e.get("encoding")
     ops: list[Op] = []
     if encoding:
-        ops.append(Insert("encodings", {
+        ops.append(insert("encodings", {
             "entry_id": entry, "encoder": encoding["encoder"],
             "encoder_version": encoding["encoder_version"], "emotion": encoding["emotion"],
-            "entities": list(encoding["entities"]),
+            "entities": encoding["entities"],
         }))
     if actor and entry:
-        ops.append(Insert("exposure", {"id": f"{position}:{actor}:{entry}", "holder": actor, "entry_id": entry,
+        ops.append(insert("exposure", {"id": f"{position}:{actor}:{entry}", "holder": actor, "entry_id": entry,
                                        "via": "wrote", "position": position, "at": iso(e["timestamp"])}))
     told, present = e.get("addressees"), e.get("participants")
     if told:
