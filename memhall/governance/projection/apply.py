@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable
+from itertools import chain
 from operator import itemgetter
 from typing import Any, Protocol
 
 
 from memhall.governance.projection.codec import dumps
 from memhall.governance.projection.ops import LOGGED, Insert, Merge, Op, Update
-from memhall.governance.projection.schema import BY_SUFFIX, JSON, TableSpec, from_sql, json_text, to_sql
+from memhall.governance.projection.schema import BY_SUFFIX, JSON, SEARCH, TableSpec, from_sql, json_text, to_sql
 
 Key = tuple[str, str]
 
@@ -182,6 +183,11 @@ _STATEMENTS: dict[tuple[str, ...], str] = {}
 #: keys per query when many rows are read at once (`fetch_many`)
 FETCH_CHUNK = 500
 
+#: on SQLite, rows inserted by one statement (fewer where its limit of parameters says so)
+ROWS_PER_INSERT = 32
+#: sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER (without importing sqlite3 here)
+_SQLITE_VARIABLES = 9
+
 #: on PostgreSQL, inserts of at least this many rows go through COPY (one round trip, no
 #: per-row statement); fewer are an executemany
 COPY_MIN = 64
@@ -202,15 +208,15 @@ class SqlBackend:
         # PostgreSQL indexes the entries table itself; only SQLite keeps FTS rows
         return table == "search" and self.dialect != "sqlite"
 
-    def _statement(self, kind: str, spec: TableSpec, columns: tuple[str, ...] = ()) -> str:
-        cache_key = (self.dialect, self.prefix, kind, spec.suffix, *columns)
+    def _statement(self, kind: str, spec: TableSpec, columns: tuple[str, ...] = (), rows: int = 1) -> str:
+        cache_key = (self.dialect, self.prefix, kind, spec.suffix, str(rows), *columns)
         sql = _STATEMENTS.get(cache_key)
         if sql is None:
             name, m = self.prefix + spec.suffix, self.mark
             names = spec.names
             if kind == "insert":
-                sql = (f"INSERT INTO {name} ({', '.join(names)}) "
-                       f"VALUES ({', '.join(m for _ in names)})")
+                one = f"({', '.join(m for _ in names)})"
+                sql = f"INSERT INTO {name} ({', '.join(names)}) VALUES {', '.join([one] * rows)}"
             elif kind == "select":
                 sql = f"SELECT {', '.join(names)} FROM {name} WHERE {spec.key} = {m}"
             else:
@@ -259,8 +265,25 @@ class SqlBackend:
         encode = row_encoder(spec)
         if self.copy and len(rows) >= COPY_MIN:
             copy_rows(self.connection, self.prefix + spec.suffix, spec.names, map(encode, rows))
+        elif self.dialect == "sqlite" and len(rows) > 1 and spec is not SEARCH:
+            self._insert_many(spec, [encode(row) for row in rows])
         else:
             self.connection.cursor().executemany(self._statement("insert", spec), [encode(row) for row in rows])
+
+    def _insert_many(self, spec: TableSpec, values: list[tuple[Any, ...]]) -> None:
+        """SQLite: many rows, ROWS_PER_INSERT to a statement, in order. A statement's run has a
+        cost of its own (its start, its end, and a savepoint of each full-text table the
+        transaction has written): with one row each, ~3k instructions a row. Not for the
+        full-text table (FTS5), where a statement of many rows costs more than its rows alone."""
+        per = max(1, min(ROWS_PER_INSERT, self.connection.getlimit(_SQLITE_VARIABLES) // len(spec.names)))
+        cursor = self.connection.cursor()
+        full = len(values) - len(values) % per
+        if full:
+            cursor.executemany(self._statement("insert", spec, rows=per),
+                               [list(chain.from_iterable(values[at:at + per])) for at in range(0, full, per)])
+        if full < len(values):
+            cursor.execute(self._statement("insert", spec, rows=len(values) - full),
+                           list(chain.from_iterable(values[full:])))
 
     def replace(self, table: str, rows: list[dict[str, Any]]) -> None:
         if self._skip(table):
