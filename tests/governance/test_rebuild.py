@@ -145,6 +145,8 @@ def test_a_rebuild_stores_byte_for_byte_what_the_write_path_stored(hall: Hall) -
         ("retire", 1), ("close", 4), ("promote", 0), ("nominate", 2), ("refused",),
         ("write", "codex", "L1", "claim", ["beta"], ["codex"], ["codex"]), ("wrap", "beta"),
         ("import", [["alpha", "gamma"], ["delta"]]),
+        # more rows than SQLite inserts with one statement (apply.ROWS_PER_INSERT), and a rest
+        ("import", [[f"bulk{i}"] for i in range(70)]),
     ]
     for cmd in history:
         try:
@@ -157,4 +159,7 @@ def test_a_rebuild_stores_byte_for_byte_what_the_write_path_stored(hall: Hall) -
 
     assert stored_bytes(hall) == before
     assert sum(len(rows) for rows in before.values()) > 60
+    assert len(before["entries"]) > 70
+    rebuild(hall)  # one batch: its rows many to a statement
+    assert stored_bytes(hall) == before
     assert all(report.ok for report in verify_read_models(hall.streams))
