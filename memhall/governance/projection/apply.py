@@ -310,28 +310,30 @@ def copy_rows(connection: Any, table: str, columns: tuple[str, ...], rows: Itera
             copy.write_row(values)
 
 
-_ENCODERS: dict[str, Callable[[dict[str, Any]], tuple[Any, ...]]] = {}
+#: (table, whether orjson was loaded) -> its encoder
+_ENCODERS: dict[tuple[str, bool], Callable[[dict[str, Any]], tuple[Any, ...]]] = {}
 
 
 def row_encoder(spec: TableSpec) -> Callable[[dict[str, Any]], tuple[Any, ...]]:
-    """`schema.to_sql` for one table, with its column list and JSON columns worked out once."""
-    encode = _ENCODERS.get(spec.suffix)
+    """`schema.to_sql` for one table, with its column list, JSON columns and JSON encoder worked
+    out once (orjson's own `dumps` once it is loaded: no call through the codec per value)."""
+    loaded = sys.modules.get("orjson")
+    encode = _ENCODERS.get((spec.suffix, loaded is not None))
     if encode is None:
         values_of = itemgetter(*spec.names)  # every table has several columns: a tuple comes back
         json_columns = [i for i, c in enumerate(spec.columns) if c.type == JSON]
+        to_json = loaded.dumps if loaded is not None else dumps
         if not json_columns:
             encode = values_of
         else:
             def encode(row: dict[str, Any]) -> tuple[Any, ...]:
                 values = list(values_of(row))
-                loaded = sys.modules.get("orjson")  # `dumps` without a call through the codec per value
-                to_json = loaded.dumps if loaded is not None else dumps
                 for i in json_columns:
                     value = values[i]
                     # most list columns are empty: their JSON is known
                     values[i] = "[]" if type(value) is list and not value else to_json(value).decode()
                 return tuple(values)
-        _ENCODERS[spec.suffix] = encode
+        _ENCODERS[(spec.suffix, loaded is not None)] = encode
     return encode
 
 
