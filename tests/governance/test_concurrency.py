@@ -105,20 +105,12 @@ def test_on_postgresql_a_writer_that_waited_for_the_lock_sees_the_same_memory_wr
     hall.create_domain("maki", "company")
     name = f"memhall_waiter_{uuid4().hex[:8]}"
     script = WRITER.replace('f"writer {sys.argv[2]} note {n}"', '"the export job moved to fridays"')
-    waiting = ("SELECT count(*) FROM pg_stat_activity WHERE application_name = :name "
-               "AND wait_event_type = 'Lock'")
-
     with hall.writing(hall.streams.stream("company")):  # the domain's lock, held until the block ends
         hall.write("codex", "company", draft(text="the export job moved to fridays"))
         behind = subprocess.Popen(
             [sys.executable, "-c", script, f"{store_url}{'&' if '?' in store_url else '?'}application_name={name}",
              "w", "1"], cwd=ROOT, env={"PYTHONPATH": str(ROOT)}, stderr=subprocess.PIPE, text=True)
-        watching = Store(store_url)
-        with watching.write_engine.connect() as watcher:
-            while not watcher.execute(text(waiting), {"name": name}).scalar_one() and behind.poll() is None:
-                watcher.rollback()
-                time.sleep(0.05)
-        watching.dispose()
+        wait_until_waiting_on_a_lock(store_url, name, behind)
     error = behind.communicate(timeout=300)[1]
 
     assert behind.returncode == 0, error
@@ -128,3 +120,18 @@ def test_on_postgresql_a_writer_that_waited_for_the_lock_sees_the_same_memory_wr
                               .where(tables.entries.c.text == "the export job moved to fridays")).scalar_one()
     assert stored == 1  # the waiter's duplicate check ran once it held the lock
     hall.store.dispose()
+
+
+#: a process (by its PostgreSQL application_name) waiting for a lock
+_WAITING = ("SELECT count(*) FROM pg_stat_activity WHERE application_name = :name "
+            "AND wait_event_type = 'Lock'")
+
+
+def wait_until_waiting_on_a_lock(store_url: str, name: str, process: subprocess.Popen[str]) -> None:
+    """Until the process whose connections are named `name` waits for a lock (or has ended)."""
+    watching = Store(store_url)
+    with watching.write_engine.connect() as watcher:
+        while not watcher.execute(text(_WAITING), {"name": name}).scalar_one() and process.poll() is None:
+            watcher.rollback()
+            time.sleep(0.05)
+    watching.dispose()

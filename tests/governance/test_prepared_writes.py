@@ -7,7 +7,6 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 from uuid import UUID, uuid4
 
@@ -25,6 +24,7 @@ from memhall.governance.store import Store
 from memhall.governance.tables import tables_for
 from memhall.policies.engine import PolicySet, init_policy_dir
 from memhall.policies.model import PolicyRequest
+from tests.governance.test_concurrency import wait_until_waiting_on_a_lock
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -155,17 +155,9 @@ def test_on_postgresql_a_write_made_before_another_commits_after_it_is_timed_aft
     hall.create_domain("maki", "company")
     name = f"memhall_prepared_{uuid4().hex[:8]}"
     process = writer(store_url, name=name)
-    waiting = ("SELECT count(*) FROM pg_stat_activity WHERE application_name = :name "
-               "AND wait_event_type = 'Lock'")
-
     with hall.writing(hall.streams.stream("company")):  # the domain's lock, held until the block ends
         ask(process, "the export job moved to fridays")  # made now, then waits for the lock
-        watching = Store(store_url)
-        with watching.write_engine.connect() as watcher:
-            while not watcher.execute(text(waiting), {"name": name}).scalar_one() and process.poll() is None:
-                watcher.rollback()
-                time.sleep(0.05)
-        watching.dispose()
+        wait_until_waiting_on_a_lock(store_url, name, process)
         hall.write("codex", "company", draft(text="payroll closes on the 25th"))  # made and logged first
     outcome = answer(process)
     finish(process)

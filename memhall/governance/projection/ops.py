@@ -120,26 +120,22 @@ def fixed(action: str, *topics: str) -> None:
 
 def ops_for(topic: str, state: State, position: int) -> list[Op]:
     """Every row operation one event implies, its audit row last."""
-    ops: list[Op] = []
-    for handler in _handlers.get(topic, ()):
-        ops.extend(handler(state, position))
-    ops.append(_audit_row(topic, state, position))
-    return ops
+    return [*_run(_handlers.get(topic, ()), state, position), _audit_row(topic, state, position)]
 
 
 def logged_ops(topic: str, state: State, position: int) -> list[Op]:
     """The part of `ops_for` that writes the LOGGED tables (its audit row last)."""
-    ops: list[Op] = []
-    for handler in _parts.get((topic, True), ()):
-        ops.extend(handler(state, position))
-    ops.append(_audit_row(topic, state, position))
-    return ops
+    return [*_run(_parts.get((topic, True), ()), state, position), _audit_row(topic, state, position)]
 
 
 def replayed_ops(topic: str, state: State, position: int) -> list[Op]:
     """The rest of `ops_for`: every other read model."""
+    return _run(_parts.get((topic, False), ()), state, position)
+
+
+def _run(handlers: Iterable[Handler], state: State, position: int) -> list[Op]:
     ops: list[Op] = []
-    for handler in _parts.get((topic, False), ()):
+    for handler in handlers:
         ops.extend(handler(state, position))
     return ops
 
