@@ -19,6 +19,7 @@ from memhall.policies.entities import (
     read_attributes,
     resource_entity,
 )
+from memhall.policies.questions import ask
 from memhall.policies.files import PolicySource, init_policy_dir, read_policy_dir
 from memhall.policies.model import Action, Decision, PolicyRequest, ResourceType
 from memhall.policies.promotion_file import PromotionSettings, load_promotion_settings
@@ -190,48 +191,23 @@ class PolicySet:
     def _authorize_many(
         self, requests: Sequence[PolicyRequest], as_type: PrincipalType | None
     ) -> list[tuple[Answer, Mapping[str, Rule]]]:
-        # One entity set for the whole batch: each principal once, each distinct
-        # resource (by its facts) once. Parsing entities costs as much as deciding.
-        # Requests Cedar cannot tell apart (the same principal, action, context and resource
-        # as Cedar sees it: only the attributes the action's rules read) are asked once.
-        entities: dict[object, dict[str, Any]] = {}
-        asked: dict[tuple[object, ...], int] = {}
-        cedar_requests: list[dict[str, Any]] = []
-        actions: list[Action] = []
-        which: list[int] = []
-        for request in requests:
-            ptype = as_type or self.principal_type(request.principal)
-            if ("principal", request.principal) not in entities:
-                entities[("principal", request.principal)] = self._principal_entity_for(
-                    request.principal, ptype
-                )
-            facts = resource_entity(request, "", self._read[request.action])
-            key = (facts["uid"]["type"], *facts["attrs"].items())
-            if key not in entities:
-                facts["uid"]["id"] = f"#{len(entities)}"
-                entities[key] = facts
-            question = (ptype, request.principal, request.action, key, request.claimed_principal,
-                        request.claimed_domain, request.claimed_layer)
-            index = asked.get(question)
-            if index is None:
-                index = asked[question] = len(cedar_requests)
-                cedar_requests.append(cedar_request(request, ptype, entities[key]["uid"]["id"]))
-                actions.append(request.action)
-            which.append(index)
-        handle = cedarpy.Entities.from_json_str(json.dumps(list(entities.values())))
+        # One entity set for the whole batch, and one Cedar request per question it can tell apart.
+        asked = ask(requests, lambda principal: as_type or self.principal_type(principal),
+                    self._principal_entity_for, self._read)
+        handle = cedarpy.Entities.from_json_str(asked.entities)
         by_action: dict[Action, list[int]] = {}
-        for index, action in enumerate(actions):
+        for index, action in enumerate(asked.actions):
             by_action.setdefault(action, []).append(index)
-        answers: dict[int, tuple[Answer, Mapping[str, Rule]]] = {}
+        answers: list[tuple[Answer, Mapping[str, Rule]]] = [_NO_ANSWER] * len(asked.requests)
         for action, indices in by_action.items():
             policies, names = self._partitions[action]
             for start in range(0, len(indices), _BATCH):
                 chunk = indices[start : start + _BATCH]
-                batch = [cedar_requests[i] for i in chunk]
+                batch = [asked.requests[i] for i in chunk]
                 results = _authorized(batch, policies, handle, self._schema)
                 for index, result in zip(chunk, results):
                     answers[index] = (result, names)
-        return [answers[i] for i in which]
+        return [answers[i] for i in asked.which]
 
     def _evaluate(
         self, request: PolicyRequest, ptype: PrincipalType, principal: cedarpy.Entities
@@ -286,6 +262,9 @@ class Answer(NamedTuple):
     allowed: bool
     reasons: list[str]
     errors: list[str]
+
+
+_NO_ANSWER: tuple[Answer, Mapping[str, Rule]] = (Answer(False, [], ["not asked"]), {})
 
 
 def _authorized(batch: list[dict[str, Any]], policies: cedarpy.PolicySet, entities: cedarpy.Entities,

@@ -72,12 +72,12 @@ def cedar_request(request: PolicyRequest, ptype: PrincipalType, rid: str) -> dic
         "principal": {"type": PRINCIPAL_TYPES[ptype], "id": request.principal},
         "action": {"type": "Action", "id": request.action.value},
         "resource": {"type": RESOURCE_TYPES[request.resource_type], "id": rid},
-        "context": _context(request.claimed_principal, request.claimed_domain, request.claimed_layer),
+        "context": context_json(request.claimed_principal, request.claimed_domain, request.claimed_layer),
     }
 
 
 @lru_cache(maxsize=256)
-def _context(principal: str, domain: str, layer: str) -> str:
+def context_json(principal: str, domain: str, layer: str) -> str:
     """The request's context as JSON text: cedarpy takes it so as it is, where it would
     copy the request and encode a dict for each one of a batch."""
     return json.dumps({"claimed_principal": principal, "claimed_domain": domain, "claimed_layer": layer})

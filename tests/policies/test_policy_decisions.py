@@ -224,3 +224,20 @@ def test_a_batch_asks_cedar_once_per_question_it_can_tell_apart_and_answers_each
 
     alone = PolicySet.load(None)
     assert batched == [alone.decide(r) for r in requests]
+
+
+def test_resources_whose_read_facts_line_up_under_different_actions_stay_apart() -> None:
+    # nominate reads (domain, layer, target_layer), withdraw (domain, layer, nominated_by):
+    # the same values in the same places are still two resources to Cedar
+    facts = dict(domain="company", resource_type=ResourceType.PROMOTION, layer="L2")
+    requests = [
+        PolicyRequest(principal="claude", action=Action.NOMINATE, target_layer="claude", **facts),
+        PolicyRequest(principal="claude", action=Action.WITHDRAW, nominated_by="claude", **facts),
+        PolicyRequest(principal="claude", action=Action.WITHDRAW, target_layer="claude", **facts),
+    ]
+
+    batched = PolicySet.load(None).decide_batch(requests)
+
+    alone = PolicySet.load(None)
+    assert batched == [alone.decide(r) for r in requests]
+    assert [d.allowed for d in batched] == [False, True, False]
