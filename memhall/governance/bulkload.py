@@ -23,7 +23,7 @@ cache, a checkpoint every 1,000 pages) a batch's dirty pages spill to the WAL
 before its commit and every other commit copies them into the database file,
 about ten page reads and writes per imported line. Its batches also commit
 without syncing the WAL (synchronous=NORMAL); when the import ends, however it
-ends, the WAL and the database file are synced once. Until then a power loss
+ends, the WAL is synced once. Until then a power loss
 (not a killed process: the pages are the kernel's already) could take back the
 latest batches, never tear one, and running the import again writes them; a
 reader that acts on an imported entry writes at synchronous=FULL, and that sync
@@ -115,20 +115,26 @@ def _settings(store: Store, wanted: dict[str, int]) -> dict[str, int]:
 
 
 def synced(store: Store) -> None:
-    """Make every committed page durable: the WAL, then the database file (what a commit at
-    synchronous=FULL does for its own pages; one fsync covers the whole file)."""
+    """Make every committed page durable: sync the WAL (what a commit at synchronous=FULL
+    does for its own pages; one fsync covers the whole file).
+
+    Never the database file itself: closing any descriptor of it would drop every POSIX lock
+    this process's SQLite connections hold on it, and another process (a rebuild's writer, a
+    reader) closing its last connection would then take itself for the last one and delete the
+    WAL under ours. Nor is it needed: pages reach the database file only by checkpoints, which
+    at synchronous=NORMAL sync the WAL before copying it and the file after a complete one; what
+    a partial one copied is still in the synced WAL."""
     path = store.write_engine.url.database
     if not path or path == ":memory:":
         return
-    for name in (f"{path}-wal", path):
-        try:
-            handle = os.open(name, os.O_RDONLY)
-        except FileNotFoundError:
-            continue
-        try:
-            os.fsync(handle)
-        finally:
-            os.close(handle)
+    try:
+        handle = os.open(f"{path}-wal", os.O_RDONLY)
+    except FileNotFoundError:
+        return
+    try:
+        os.fsync(handle)
+    finally:
+        os.close(handle)
 
 
 @contextmanager

@@ -17,10 +17,11 @@ from sqlalchemy import insert, select
 
 from memhall.domains.records import Rebuild
 from memhall.domains.values import principal_name
-from memhall.governance import bulkload, fulltext
+from memhall.governance import bulkload, fulltext, pipelined
 from memhall.governance.hall import Hall
 from memhall.governance.journal import analyze_sql
-from memhall.governance.projection.apply import Projector, SqlBackend
+from memhall.governance.pipelined import Planned
+from memhall.governance.projection.apply import Projector
 from memhall.governance.projection.schema import iso
 from memhall.governance.replay import BATCH, KEPT, collector_paused, count, events_of, replay
 from memhall.governance.store import raw
@@ -55,37 +56,45 @@ def rebuild(hall: Hall, domains: list[str] | None = None, batch: int = BATCH,
                 if named is not None:  # PostgreSQL's full-text index is one more secondary index
                     conn.exec_driver_sql(f"DROP INDEX IF EXISTS {named.group(1)}")
             total = count(raw(conn), stream.tables.events_name)
-        done, after = 0, 0
-        # a larger page cache and fewer WAL checkpoints while the log is replayed (as an import)
+        done = 0
         # the threads' rows and the lived window stay in memory from batch to batch (this replay
         # alone writes them), written once, with the last batch
         projector: Projector | None = None
-        with bulkload.tuned(hall.store), collector_paused():
-            while True:
-                with hall.store.write() as conn:
-                    connection = raw(conn)
-                    if hall.store.dialect == "postgresql":
-                        # a batch's commit does not wait for its WAL to reach the disk: the index
-                        # builds' commit at the end does (a crash before it loses only read models,
-                        # which running the rebuild again recomputes)
-                        connection.execute("SET LOCAL synchronous_commit TO OFF")
-                    rows = next(events_of(connection, stream.tables.events_name, hall.store.dialect,
-                                          batch=batch, after=after), [])
-                    backend = SqlBackend(connection, hall.store.dialect, stream.tables.prefix)
+        # a larger page cache and fewer WAL checkpoints while the log is replayed (as an import);
+        # the events are read on a connection of their own, each batch's writes computed here and
+        # run by `writer` (a large rebuild's in a process beside this one: see `pipelined`)
+        with bulkload.tuned(hall.store), collector_paused(), hall.store.read() as reading:
+            writer = pipelined.writer(hall.store, stream.tables.prefix, total)
+            opened: list[dict[str, Any]] = []
+            try:
+                limit = raw(reading).getlimit(9) if hall.store.dialect == "sqlite" else 0
+                for rows in events_of(raw(reading), stream.tables.events_name, hall.store.dialect, batch=batch):
+                    backend = Planned(writer, hall.store.dialect, stream.tables.prefix, limit)
                     if projector is None:
                         projector = Projector(backend, keep=KEPT)
-                    projector.backend = backend  # this batch's transaction
-                    opened = replay(rows, backend, projector=projector)
+                    projector.backend = backend  # this batch's plan
+                    opened += replay(rows, backend, projector=projector)
+                    done += len(rows)
                     if len(rows) < batch:
                         projector.flush()
-                    for state in opened:
-                        _register(conn, state)
-                done += len(rows)
-                if progress is not None:
-                    progress(name, done, total)
-                if len(rows) < batch:
-                    break
-                after = rows[-1][0]
+                    writer.submit(backend.plan, len(rows))
+                    if progress is not None:
+                        progress(name, writer.done, total)
+                if projector is not None and done % batch == 0:
+                    # the last batch was full: the rows kept in memory are written by one more
+                    backend = Planned(writer, hall.store.dialect, stream.tables.prefix, limit)
+                    projector.backend = backend
+                    projector.flush()
+                    writer.submit(backend.plan, 0)
+            except BaseException:
+                writer.close(failed=True)
+                raise
+            writer.close()
+        with hall.store.write() as conn:
+            for state in opened:  # the registry's row of a domain, if it was lost
+                _register(conn, state)
+        if progress is not None:
+            progress(name, done, total)
         with hall.store.write() as conn:
             # PostgreSQL's full-text index (a GIN over every entry's text: the longest build) is
             # built on a second connection meanwhile (the two only share a SHARE lock on entries)

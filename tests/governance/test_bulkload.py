@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -159,17 +160,24 @@ def test_an_import_leaves_the_write_connections_cache_checkpoints_and_syncing_as
     assert settings_now() == before
 
 
-def test_an_import_syncs_the_wal_and_the_database_file_when_it_ends(
+def test_an_import_syncs_the_wal_when_it_ends_and_never_closes_a_handle_of_the_database_file(
         sqlite_hall: Hall, monkeypatch: pytest.MonkeyPatch) -> None:
     synced: list[str] = []
-    real_fsync = os.fsync
+    opened: list[str] = []
+    real_fsync, real_open = os.fsync, os.open
 
     def fsync(handle: int) -> None:
         synced.append(os.readlink(f"/proc/self/fd/{handle}"))
         real_fsync(handle)
 
+    def open_(path: str, *args: Any, **kwargs: Any) -> int:
+        opened.append(os.path.realpath(path))
+        return real_open(path, *args, **kwargs)
+
     monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "open", open_)
     transfer.run_import(sqlite_hall, "codex", "company", transfer.jsonl(lines(12)))
 
     database = str(sqlite_hall.store.write_engine.url.database)
-    assert synced[-2:] == [os.path.realpath(database + "-wal"), os.path.realpath(database)]
+    assert synced[-1] == os.path.realpath(database + "-wal")
+    assert os.path.realpath(database) not in opened  # its close would drop SQLite's locks

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select, text
@@ -133,8 +134,14 @@ def stored_bytes(hall: Hall) -> dict[str, list[tuple[Any, ...]]]:
     return dump
 
 
-def test_a_rebuild_stores_byte_for_byte_what_the_write_path_stored(hall: Hall) -> None:
+@pytest.mark.parametrize("beside", [False, True], ids=["inline", "sql-beside"])
+def test_a_rebuild_stores_byte_for_byte_what_the_write_path_stored(
+        hall: Hall, beside: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memhall.governance import pipelined
     from memhall.governance.recompute import verify_read_models
+
+    if beside:  # the SQL of a large rebuild, run by a process beside it
+        monkeypatch.setattr(pipelined, "BESIDE_MIN", 0)
 
     ids: list[UUID] = []
     history: list[tuple[Any, ...]] = [

@@ -1,0 +1,165 @@
+"""A batch's SQL as data (a plan), and the process that runs plans beside a rebuild.
+
+`Recorder` is the DBAPI connection `apply.SqlBackend` writes to when its statements
+are to run elsewhere: it keeps each call (`execute`, `executemany`, a COPY's rows) in
+order, as a plan. `run` plays a plan on a real connection. `serve` is the writer
+process of a large rebuild (`governance.pipelined`): it reads pickled requests from
+stdin — open a connection, run a plan in a transaction, read rows for a merge — and
+answers on stdout. Stdlib, the database driver and this package only: no SQLAlchemy.
+"""
+
+from __future__ import annotations
+
+import pickle
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, BinaryIO
+
+ONE, MANY, COPY = "one", "many", "copy"
+Plan = list[tuple[str, str, Any]]
+
+#: SQLite settings of the writer's connection: those of the store's write connection, and those
+#: `bulkload.tuned` gives an import's (a larger cache, fewer checkpoints, commits not synced:
+#: the rebuild syncs the files once at its end)
+SQLITE_PRAGMAS = ("journal_mode = WAL", "synchronous = NORMAL", "foreign_keys = ON",
+                  "cache_size = -32768", "wal_autocheckpoint = 10000")
+
+
+class Recorder:
+    """The DBAPI calls `SqlBackend` writes with, kept as a plan instead of run."""
+
+    def __init__(self, limit: int) -> None:
+        self.plan: Plan = []
+        self.limit = limit
+
+    def cursor(self) -> Recorder:
+        return self
+
+    def execute(self, sql: str, params: Any = ()) -> None:
+        self.plan.append((ONE, sql, params))
+
+    def executemany(self, sql: str, params: Any) -> None:
+        self.plan.append((MANY, sql, params))
+
+    def getlimit(self, _category: int) -> int:
+        return self.limit
+
+    @contextmanager
+    def copy(self, sql: str) -> Iterator[Rows]:
+        rows = Rows()
+        yield rows
+        self.plan.append((COPY, sql, rows))
+
+
+class Rows(list[tuple[Any, ...]]):
+    """A COPY's rows, kept."""
+
+    def write_row(self, values: tuple[Any, ...]) -> None:
+        self.append(values)
+
+
+def run(connection: Any, plan: Plan) -> None:
+    """Run a plan on a DBAPI connection (in its transaction)."""
+    cursor = connection.cursor()
+    for kind, sql, params in plan:
+        if kind == MANY:
+            cursor.executemany(sql, params)
+        elif kind == ONE:
+            cursor.execute(sql, params)
+        else:
+            with cursor.copy(sql) as copy:
+                for values in params:
+                    copy.write_row(values)
+
+
+def connect(dialect: str, target: Any, busy_s: int) -> Any:
+    """The writer's connection: `target` is a SQLite file's path or psycopg's parameters."""
+    if dialect == "sqlite":
+        import sqlite3
+
+        lite = sqlite3.connect(target, isolation_level=None, timeout=busy_s)
+        for pragma in (f"busy_timeout = {busy_s * 1000}", *SQLITE_PRAGMAS):
+            lite.execute(f"PRAGMA {pragma}")
+        return lite
+    import psycopg
+
+    server = psycopg.connect(**target)
+    server.execute(f"SET lock_timeout = '{busy_s}s'")
+    server.commit()
+    return server
+
+
+def write(connection: Any, dialect: str, plan: Plan) -> None:
+    """One batch's plan in a transaction of its own."""
+    if dialect == "sqlite":
+        connection.execute("BEGIN IMMEDIATE")
+    else:
+        # its commit does not wait for the WAL to reach the disk: the index builds' commit at
+        # the end does (a crash before it loses only read models, which a rebuild recomputes)
+        connection.execute("SET LOCAL synchronous_commit TO OFF")
+    try:
+        run(connection, plan)
+    except BaseException:
+        connection.rollback()
+        raise
+    connection.commit()
+
+
+def read(connection: Any, dialect: str, prefix: str, request: tuple[Any, ...]) -> Any:
+    """Rows a merge needs (`SqlBackend.fetch` or `fetch_many`), outside any batch."""
+    from memhall.governance.projection.apply import SqlBackend
+
+    backend = SqlBackend(connection, dialect, prefix, copy=False)
+    try:
+        return backend.fetch(*request[1:]) if request[0] == "fetch" else backend.fetch_many(request[1])
+    finally:
+        connection.rollback()
+
+
+def serve(source: BinaryIO | None = None, sink: BinaryIO | None = None) -> None:
+    """The writer process: ("open", dialect, target, prefix, busy_s) first, then ("plan", plan,
+    events), ("fetch", table, key), ("fetch_many", keys), ("close",). It answers ("done",
+    events) for each plan committed, ("answer", value) for each read, ("closed",) at the end,
+    and ("error", exception) once, after which it runs nothing more. End of input (the
+    rebuild is gone) rolls back the batch in progress and ends it."""
+    source = source or sys.stdin.buffer
+    sink = sink or sys.stdout.buffer
+    _, dialect, target, prefix, busy_s = pickle.load(source)
+    connection: Any = None
+    failed = False
+    while True:
+        try:
+            request = pickle.load(source)
+        except EOFError:
+            return
+        if request[0] == "close":
+            _send(sink, ("closed",))
+            return
+        if failed:
+            continue
+        try:
+            if connection is None:
+                connection = connect(dialect, target, busy_s)
+            if request[0] == "plan":
+                write(connection, dialect, request[1])
+                answer: tuple[Any, ...] = ("done", request[2])
+            else:
+                answer = ("answer", read(connection, dialect, prefix, request))
+        except Exception as error:  # noqa: BLE001 - the rebuild raises it
+            failed = True
+            answer = ("error", error)
+        _send(sink, answer)
+
+
+def _send(sink: BinaryIO, answer: tuple[Any, ...]) -> None:
+    try:
+        data = pickle.dumps(answer)
+    except Exception:  # noqa: BLE001 - an exception that does not pickle goes as its text
+        data = pickle.dumps(("error", RuntimeError(f"{type(answer[1]).__name__}: {answer[1]}")))
+    sink.write(data)
+    sink.flush()
+
+
+if __name__ == "__main__":
+    serve()
