@@ -19,14 +19,16 @@ from memhall.policies.entities import (
     read_attributes,
     resource_entity,
 )
-from memhall.policies.questions import ask
+from memhall.policies.questions import ask, entity_sets
 from memhall.policies.files import PolicySource, init_policy_dir, read_policy_dir
 from memhall.policies.model import Action, Decision, PolicyRequest, ResourceType
 from memhall.policies.promotion_file import PromotionSettings, load_promotion_settings
 from memhall.policies.roles import Role, Roles, load_roles
 from memhall.policies.rules import Rule, compile_rules, load_schema
 
-_BATCH = 1000
+_BATCH = 500
+#: from how many distinct questions a batch's entities are parsed in a second thread
+_PIPELINED = 2 * _BATCH
 _MEMO_SIZE = 4096
 #: where a request's resource id sits among its fields (left out of memo keys when ids do not matter)
 _RESOURCE_ID = list(PolicyRequest.model_fields).index("resource_id")
@@ -191,22 +193,21 @@ class PolicySet:
     def _authorize_many(
         self, requests: Sequence[PolicyRequest], as_type: PrincipalType | None
     ) -> list[tuple[Answer, Mapping[str, Rule]]]:
-        # One entity set for the whole batch, and one Cedar request per question it can tell apart.
+        # One Cedar request per question it can tell apart, asked in chunks of one action each
+        # (its policy partition); a large batch's entity sets are parsed beside Cedar's answers.
         asked = ask(requests, lambda principal: as_type or self.principal_type(principal),
                     self._principal_entity_for, self._read)
-        handle = cedarpy.Entities.from_json_str(asked.entities)
         by_action: dict[Action, list[int]] = {}
         for index, action in enumerate(asked.actions):
             by_action.setdefault(action, []).append(index)
+        chunks = [indices[start : start + _BATCH] for indices in by_action.values()
+                  for start in range(0, len(indices), _BATCH)]
         answers: list[tuple[Answer, Mapping[str, Rule]]] = [_NO_ANSWER] * len(asked.requests)
-        for action, indices in by_action.items():
-            policies, names = self._partitions[action]
-            for start in range(0, len(indices), _BATCH):
-                chunk = indices[start : start + _BATCH]
-                batch = [asked.requests[i] for i in chunk]
-                results = _authorized(batch, policies, handle, self._schema)
-                for index, result in zip(chunk, results):
-                    answers[index] = (result, names)
+        for chunk, handle in zip(chunks, entity_sets(asked, chunks, len(asked.requests) >= _PIPELINED)):
+            policies, names = self._partitions[asked.actions[chunk[0]]]
+            results = _authorized([asked.requests[i] for i in chunk], policies, handle, self._schema)
+            for index, result in zip(chunk, results):
+                answers[index] = (result, names)
         return [answers[i] for i in asked.which]
 
     def _evaluate(

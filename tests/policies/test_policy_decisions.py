@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
+import cedarpy
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from memhall.policies import engine, questions
 from memhall.policies.engine import PolicySet
 from memhall.policies.model import Action, PolicyRequest, ResourceType
 
@@ -229,7 +232,7 @@ def test_a_batch_asks_cedar_once_per_question_it_can_tell_apart_and_answers_each
 def test_resources_whose_read_facts_line_up_under_different_actions_stay_apart() -> None:
     # nominate reads (domain, layer, target_layer), withdraw (domain, layer, nominated_by):
     # the same values in the same places are still two resources to Cedar
-    facts = dict(domain="company", resource_type=ResourceType.PROMOTION, layer="L2")
+    facts: dict[str, Any] = dict(domain="company", resource_type=ResourceType.PROMOTION, layer="L2")
     requests = [
         PolicyRequest(principal="claude", action=Action.NOMINATE, target_layer="claude", **facts),
         PolicyRequest(principal="claude", action=Action.WITHDRAW, nominated_by="claude", **facts),
@@ -241,3 +244,30 @@ def test_resources_whose_read_facts_line_up_under_different_actions_stay_apart()
     alone = PolicySet.load(None)
     assert batched == [alone.decide(r) for r in requests]
     assert [d.allowed for d in batched] == [False, True, False]
+
+
+def test_a_large_batch_is_answered_chunk_by_chunk_with_entities_parsed_aside_as_each_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(engine, "_BATCH", 7)
+    monkeypatch.setattr(engine, "_PIPELINED", 14)
+    parsed_in: list[str] = []
+    parse = questions._parse
+
+    def parse_noting_the_thread(text: str) -> cedarpy.Entities:
+        parsed_in.append(threading.current_thread().name)
+        return parse(text)
+
+    monkeypatch.setattr(questions, "_parse", parse_noting_the_thread)
+    requests = [PolicyRequest(principal=p, action=a, domain=d, resource_type=ResourceType.ENTRY,
+                              target_layer="L2", kind=kind, claimed_layer=claimed)
+                for a in (Action.WRITE_L2, Action.READ, Action.DEMOTE) for p in ("maki", "codex", "stranger")
+                for d in ("company", "family", "elsewhere") for kind in ("claim", "decision")
+                for claimed in ("", "L4")]
+
+    batched = PolicySet.load(None).decide_batch(requests)
+
+    alone = PolicySet.load(None)
+    assert batched == [alone.decide(r) for r in requests]
+    assert len(parsed_in) > 2  # one entity set per chunk, not one for the batch
+    assert any(name.startswith("memhall-policy-entities") for name in parsed_in)
