@@ -8,24 +8,25 @@ models. The domain registry is restored from each stream's `Domain.Opened`.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import insert, select
+from sqlalchemy.schema import CreateTable, DropTable
 
 from memhall.domains.records import Rebuild
 from memhall.domains.values import principal_name
 from memhall.governance import bulkload, fulltext, pipelined
 from memhall.governance.hall import Hall
-from memhall.governance.journal import analyze_sql
+from memhall.governance.journal import head_table_sql
 from memhall.governance.pipelined import Planned
 from memhall.governance.projection.apply import Projector
+from memhall.governance.projection.plans import ONE
 from memhall.governance.projection.schema import iso
 from memhall.governance.replay import BATCH, KEPT, collector_paused, count, events_of, replay
 from memhall.governance.store import raw
-from memhall.governance.tables import SYSTEM, domains_table
+from memhall.governance.tables import SYSTEM, DomainTables, domains_table
 from memhall.policies.model import Action, Decision, PolicyRequest, ResourceType
 
 __all__ = ["BATCH", "events_of", "governed_rebuild", "rebuild"]
@@ -47,14 +48,7 @@ def rebuild(hall: Hall, domains: list[str] | None = None, batch: int = BATCH,
         stream = hall.streams.stream_of_tables(name) if domains is None else (
             hall.streams.system() if name == SYSTEM else hall.streams.stream(name))
         indexes = [index for table in stream.tables.projections for index in table.indexes]
-        with hall.store.write() as conn:
-            stream.reset_projections(conn)
-            for index in indexes:
-                index.drop(conn)
-            for statement in fulltext.create_sql(stream.tables, hall.store.dialect):
-                named = re.match(r"CREATE INDEX IF NOT EXISTS (\w+) ", statement)
-                if named is not None:  # PostgreSQL's full-text index is one more secondary index
-                    conn.exec_driver_sql(f"DROP INDEX IF EXISTS {named.group(1)}")
+        with hall.store.read() as conn:
             total = count(raw(conn), stream.tables.events_name)
         done = 0
         # the threads' rows and the lived window stay in memory from batch to batch (this replay
@@ -67,6 +61,10 @@ def rebuild(hall: Hall, domains: list[str] | None = None, batch: int = BATCH,
             writer = pipelined.writer(hall.store, stream.tables.prefix, total)
             opened: list[dict[str, Any]] = []
             try:
+                # the read models emptied first, in a transaction of their own (dropping a large
+                # SQLite table visits each of its pages: in a writer beside, meanwhile the first
+                # batches are computed here)
+                writer.submit([(ONE, statement, ()) for statement in reset_sql(hall, stream.name, stream.tables)], 0)
                 limit = raw(reading).getlimit(9) if hall.store.dialect == "sqlite" else 0
                 for rows in events_of(raw(reading), stream.tables.events_name, hall.store.dialect, batch=batch):
                     backend = Planned(writer, hall.store.dialect, stream.tables.prefix, limit)
@@ -96,23 +94,50 @@ def rebuild(hall: Hall, domains: list[str] | None = None, batch: int = BATCH,
         if progress is not None:
             progress(name, done, total)
         with hall.store.write() as conn:
+            if hall.store.dialect == "sqlite":
+                # the writer process changed the schema: a statement that reads it makes this
+                # connection load it again (CREATE INDEX checks names against the one it holds)
+                conn.exec_driver_sql("SELECT count(*) FROM sqlite_master")
             # PostgreSQL's full-text index (a GIN over every entry's text: the longest build) is
             # built on a second connection meanwhile (the two only share a SHARE lock on entries)
             search = _Beside(lambda: _create_search(hall, stream)) if hall.store.dialect != "sqlite" else None
             try:
                 for index in indexes:
                     index.create(conn)
+                if search is not None:
+                    # the planner's statistics of every read model but entries, while the GIN
+                    # index is built (ANALYZE of entries would wait for the build's lock)
+                    conn.exec_driver_sql(_analyze_sql(stream.tables, entries=False))
             finally:
                 if search is not None:
-                    search.join()  # and before ANALYZE, which would wait for the build's lock
+                    search.join()
             if search is None:
                 stream.create_search(conn)
             for statement in fulltext.optimize_sql(stream.tables, hall.store.dialect):
                 conn.exec_driver_sql(statement)
-            if hall.store.dialect != "sqlite":
-                conn.exec_driver_sql(analyze_sql(stream.tables.prefix))
+            if search is not None:
+                # with the GIN index's expression, whose statistics ANALYZE gathers too (the log
+                # and its chain are not replayed: their statistics stand)
+                conn.exec_driver_sql(_analyze_sql(stream.tables, entries=True))
         replayed[name] = done
     return replayed
+
+
+def reset_sql(hall: Hall, name: str, tables: DomainTables) -> list[str]:
+    """Drop every read model and create it again, empty, in this version's schema, without
+    its secondary indexes (built at the end); the chain's head table as `Stream` makes it."""
+    dialect = hall.store.write_engine.dialect
+    projections = set(tables.projections)
+    return [
+        *fulltext.drop_sql(tables, dialect.name),
+        *(str(DropTable(table, if_exists=True).compile(dialect=dialect)) for table in reversed(tables.projections)),
+        *(str(CreateTable(table).compile(dialect=dialect)).strip()
+          for table in tables.metadata.sorted_tables if table in projections),
+        # PostgreSQL's full-text index is one more secondary index
+        *(statement for statement in fulltext.create_sql(tables, dialect.name)
+          if not statement.startswith("CREATE INDEX")),
+        *head_table_sql(name, dialect.name),
+    ]
 
 
 def governed_rebuild(hall: Hall, actor: str, *, batch: int = BATCH,
@@ -161,6 +186,12 @@ class _Beside:
 def _create_search(hall: Hall, stream: Any) -> None:
     with hall.store.write_engine.begin() as conn:
         stream.create_search(conn)
+
+
+def _analyze_sql(tables: DomainTables, *, entries: bool) -> str:
+    """PostgreSQL: ANALYZE the entries read model, or every other one."""
+    return "ANALYZE " + ", ".join(table.name for table in tables.projections
+                                  if (table is tables.entries) == entries)
 
 
 def _register(conn: Any, state: dict[str, Any]) -> None:

@@ -170,3 +170,24 @@ def test_a_rebuild_stores_byte_for_byte_what_the_write_path_stored(
     rebuild(hall)  # one batch: its rows many to a statement
     assert stored_bytes(hall) == before
     assert all(report.ok for report in verify_read_models(hall.streams))
+
+
+def test_a_rebuild_recreates_each_read_model_as_a_new_store_has_it(hall: Hall) -> None:
+    from sqlalchemy import inspect
+
+    hall.write_many("codex", "company", [draft(text=f"note {i}") for i in range(5)])
+    tables = tables_for("company")
+
+    def shapes() -> dict[str, Any]:
+        found = inspect(hall.store.write_engine)
+        return {name: ([(c["name"], str(c["type"]), c["nullable"]) for c in found.get_columns(name)],
+                       found.get_pk_constraint(name)["constrained_columns"],
+                       sorted((i["name"] or "", tuple(map(str, i["column_names"])), bool(i["unique"]))
+                              for i in found.get_indexes(name)))
+                for name in [*(t.name for t in tables.projections), tables.head_name]}
+
+    before = shapes()
+
+    rebuild(hall)
+
+    assert shapes() == before
