@@ -88,14 +88,15 @@ class Hall:
 
     @contextmanager
     def writing(self, stream: DomainStream | None = None, *, dedup: Sequence[str] = (),
-                rows: Sequence[tuple[str, str]] = ()) -> Iterator[Connection]:
+                replay: Sequence[str] = (), rows: Sequence[tuple[str, str]] = ()) -> Iterator[Connection]:
         """A write transaction that commits a recorded refusal, then raises it.
         Given a stream, it holds that domain's lock from its first statement,
-        so whatever the use case reads cannot change before it saves; `dedup`
-        and `rows` are read with the lock (`DomainStream.locked`)."""
+        so whatever the use case reads cannot change before it saves; `dedup`,
+        `replay` and `rows` are read with the lock (`DomainStream.locked`)."""
         refused: Refused | None = None
-        with self.store.write() as session, \
-                stream.locked(session, dedup=dedup, rows=rows) if stream is not None else nullcontext():
+        with self.store.write() as session, (
+                stream.locked(session, dedup=dedup, replay=replay, rows=rows)
+                if stream is not None else nullcontext()):
             try:
                 yield session
             except Refused as error:
@@ -226,8 +227,9 @@ class Hall:
         # The encoding depends on the draft alone: made before the domain's lock, so
         # other writers of the domain do not wait on it (a duplicate throws it away).
         encoding = encoded(self.encoder, entry, actor, self.clock())
-        # Read with the lock, in its round trip on PostgreSQL: the duplicate check, and the
-        # rows the entry's projection merges into (its thread, the lived window).
+        # Read with the lock, in its round trip on PostgreSQL: the duplicate check, the
+        # idempotency key's entry, and the rows the entry's projection merges into (its
+        # thread, the lived window).
         thread = thread_of({"tags": {"topics": entry.tags.topics}, "thread": entry.thread, "actor": actor})
         request = PolicyRequest(
             principal=actor, action=action, domain=stream.name, **draft_facts(entry, actor),
@@ -236,7 +238,8 @@ class Hall:
         # A new entry is made before the lock where it can be (`prepared`), so the writers
         # of a domain overlap in all but taking their turn in its log.
         ready = prepared.prepare(self, stream, request, entry, encoding) if supersedes is None else None
-        with self.writing(stream, dedup=[entry.dedup_key()],
+        keyed = [entry.idempotency_key] if entry.idempotency_key else []
+        with self.writing(stream, dedup=[entry.dedup_key()], replay=keyed,
                           rows=[("threads", thread), ("lived", "domain")]) as session:
             if ready is not None and prepared.holds(self, session, stream, ready, entry.idempotency_key):
                 return prepared.commit(self, session, stream, ready)

@@ -52,8 +52,9 @@ class DomainStream:
         self.journal = Journal(name, store.dialect)
         self.mapper = mapper
         self._sql: dict[tuple[str, int], str] = {}
-        #: per connection, `live_entries` answers read with the lock (`locked`), until a save
-        self._early: dict[int, tuple[set[str], dict[str, str]]] = {}
+        #: per connection, the answers read with the lock (`locked`), until a save: by kind
+        #: ("live": `live_entries`, "replay": `replays`), the keys asked and the rows found
+        self._early: dict[int, dict[str, tuple[set[str], list[tuple[Any, ...]]]]] = {}
 
     def create(self) -> None:
         """Create the domain's tables (idempotent). The events table keeps
@@ -89,24 +90,23 @@ class DomainStream:
         self.journal.head(raw(conn))
 
     @contextmanager
-    def locked(self, conn: Connection, *, dedup: Sequence[str] = (),
+    def locked(self, conn: Connection, *, dedup: Sequence[str] = (), replay: Sequence[str] = (),
                rows: Sequence[tuple[str, str]] = ()) -> Iterator[None]:
         """`lock`, for the rest of the transaction: meanwhile the chain head and the charter,
         read once under the lock, are not read again (a write needs each several times).
-        `dedup` (keys the write will look up, `live_entries`) and `rows` (read-model rows its
-        first save merges into) are read with the lock: on PostgreSQL in its round trip, so
-        the lock is held for fewer of them."""
+        `dedup` (keys the write will look up, `live_entries`), `replay` (idempotency keys,
+        `replays`) and `rows` (read-model rows its first save merges into) are read with the
+        lock: on PostgreSQL in its round trip, so the lock is held for fewer of them."""
         charter = self.seal.charter_ident(self.name) if self.seal is not None else None
-        keys = sorted(set(dedup))
-        ahead = Ahead(((self._in_sql("live", len(keys)), keys),) if keys else (), rows) if keys or rows else None
+        asked = [(kind, sorted(set(keys))) for kind, keys in (("live", dedup), ("replay", replay)) if keys]
+        queries = [(self._in_sql(kind, len(keys)), keys) for kind, keys in asked]
+        ahead = Ahead(queries, rows) if queries or rows else None
         db = raw(conn)
         with self.journal.held(db, last_of=charter, ahead=ahead) as taken, \
                 self.seal.locked(self.name, taken.last) if self.seal is not None else nullcontext():
-            if keys and taken.answers:
-                found: dict[str, str] = {}
-                for key, ident in taken.answers[0]:
-                    found.setdefault(str(key), str(ident))
-                self._early[id(db)] = (set(keys), found)
+            if asked and taken.answers:
+                self._early[id(db)] = {kind: (set(keys), found)
+                                       for (kind, keys), found in zip(asked, taken.answers)}
             try:
                 yield
             finally:
@@ -149,29 +149,29 @@ class DomainStream:
         """Active stored entries by dedup key (the earliest if several): a value that was
         superseded or retired and comes back is a new write, not a duplicate."""
         found: dict[str, str] = {}
-        ordered = sorted(set(dedup_keys))
-        early = self._early.get(id(raw(conn)))
-        if early is not None and early[0].issuperset(ordered):
-            return {key: early[1][key] for key in ordered if key in early[1]}
-        cursor = raw(conn).cursor()
-        for start in range(0, len(ordered), _CHUNK):
-            chunk = ordered[start:start + _CHUNK]
-            cursor.execute(self._in_sql("live", len(chunk)), chunk)
-            for key, ident in cursor.fetchall():
-                found.setdefault(str(key), str(ident))
+        for key, ident in self._rows(conn, "live", dedup_keys):
+            found.setdefault(str(key), str(ident))
         return found
 
     def replays(self, conn: Connection, idempotency_keys: Iterable[str]) -> dict[str, tuple[str, str]]:
         """Stored entries by idempotency key: (entry id, its dedup key)."""
-        found: dict[str, tuple[str, str]] = {}
-        ordered = sorted(set(idempotency_keys))
+        return {str(key): (str(ident), str(dedup))
+                for key, ident, dedup in self._rows(conn, "replay", idempotency_keys)}
+
+    def _rows(self, conn: Connection, kind: str, keys: Iterable[str]) -> list[tuple[Any, ...]]:
+        """The rows of `_in_sql(kind)` for `keys`: those read with the lock when it read them all."""
+        ordered = sorted(set(keys))
+        early = self._early.get(id(raw(conn)), {}).get(kind)
+        if early is not None and early[0].issuperset(ordered):
+            wanted = set(ordered)
+            return [row for row in early[1] if str(row[0]) in wanted]
         cursor = raw(conn).cursor()
+        rows: list[tuple[Any, ...]] = []
         for start in range(0, len(ordered), _CHUNK):
             chunk = ordered[start:start + _CHUNK]
-            cursor.execute(self._in_sql("replay", len(chunk)), chunk)
-            for key, ident, dedup in cursor.fetchall():
-                found[str(key)] = (str(ident), str(dedup))
-        return found
+            cursor.execute(self._in_sql(kind, len(chunk)), chunk)
+            rows.extend(cursor.fetchall())
+        return rows
 
     def _in_sql(self, kind: str, n: int) -> str:
         sql = self._sql.get((kind, n))

@@ -190,3 +190,28 @@ def test_a_charter_edited_in_place_after_this_process_read_it_is_read_again_befo
 
     assert refused.value.rule == POLICY_NOT_ADOPTED
     hall.store.dispose()
+
+
+def test_a_key_replayed_by_writers_waiting_on_the_lock_returns_the_first_write_and_writes_nothing(
+        store_url: str) -> None:
+    hall = Hall(Store(store_url), PolicySet.load(None))
+    hall.create_domain("maki", "company")
+    names = [f"memhall_replay_{uuid4().hex[:8]}" for _ in range(3)]
+    processes = [writer(store_url, name=name) for name in names]
+    events = tables_for("company").events_name
+    before = rows(hall.store, f"SELECT count(*) FROM {events}")[0][0]
+
+    with hall.writing(hall.streams.stream("company")):  # the domain's lock, held until the block ends
+        for process in processes:
+            ask(process, "payroll closes on the 25th", "k1")  # prepared now, then waits for the lock
+        if store_url.startswith("postgresql"):
+            for name, process in zip(names, processes):
+                wait_until_waiting_on_a_lock(store_url, name, process)
+        first = hall.write("codex", "company", draft(text="payroll closes on the 25th", idempotency_key="k1"))
+    outcomes = [answer(process) for process in processes]
+    for process in processes:
+        finish(process)
+
+    assert outcomes == [f"wrote {first.entry_id} duplicate_of={first.entry_id} replayed=True"] * 3
+    assert rows(hall.store, f"SELECT count(*) FROM {events}")[0][0] == before + 1  # the first write's event
+    hall.store.dispose()
