@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 from uuid import UUID
 
 from memhall.audit.chain import GENESIS, ChainedEvent, link
+from memhall.governance.gathered import Gathered
 from memhall.governance.projection import ops_for
 from memhall.governance.projection.apply import COPY_MIN, Projector, SqlBackend, copy_rows
 from memhall.governance.projection.ops import State
@@ -92,7 +93,7 @@ class Journal:
         self._load_sql = (f"SELECT originator_version, topic, state FROM {self.events_table} "
                           f"WHERE originator_id = {m} ORDER BY originator_version")
         #: `_log_sql` by number of events
-        self._logs: dict[int, str] = {}
+        self._logs: dict[int, tuple[str, str]] = {}
         # PostgreSQL: the row's version (xmin, ctid) stands for its state: any other row, or
         # any change to this one, has another; the state itself is not read (a charter's last
         # event, which every write asks for with the lock, is ~50 KB, stored compressed)
@@ -197,37 +198,46 @@ class Journal:
     def _store(self, connection: Any, stored: list[tuple[Any, ...]], links: list[tuple[int, str]],
                position: int, head: str, events: Sequence[NewEvent], positions: list[int], *,
                copy: bool, ahead: dict[tuple[str, str], dict[str, Any] | None] | None = None) -> None:
+        if self.dialect == "postgresql" and not copy and len(stored) <= LOG_IN_ONE:
+            # the events, their links, the head and the read-model rows in one statement (`gathered`):
+            # fewer for the client to send and the server to run while the domain's lock is held
+            gathered = Gathered(connection, self.prefix)
+            self._project(gathered, events, positions, ahead)
+            ctes, last = self._log_sql(len(stored))
+            gathered.run(ctes, [v for values in stored for v in values] + [v for values in links for v in values],
+                         last, [position, head])
+            return
         cursor = connection.cursor()
         if copy:
             copy_rows(connection, self.events_table,
                       ("id", "originator_id", "originator_version", "topic", "state"), stored)
             copy_rows(connection, self.chain_table, ("position", "head"), links)
             cursor.execute(self._move_sql, (position, head))
-        elif self.dialect == "postgresql" and len(stored) <= LOG_IN_ONE:
-            # the events, their links and the head in one statement: two fewer for the client
-            # and the server to handle while the domain's lock is held
-            cursor.execute(self._log_sql(len(stored)), [v for values in stored for v in values]
-                           + [v for values in links for v in values] + [position, head])
         else:
             cursor.executemany(self._event_sql, stored)
             cursor.executemany(self._chain_sql, links)
             cursor.execute(self._move_sql, (position, head))
-        projector = Projector(SqlBackend(connection, self.dialect, self.prefix, copy=copy), ahead)
+        self._project(SqlBackend(connection, self.dialect, self.prefix, copy=copy), events, positions, ahead)
+
+    def _project(self, backend: SqlBackend, events: Sequence[NewEvent], positions: list[int],
+                 ahead: dict[tuple[str, str], dict[str, Any] | None] | None) -> None:
+        projector = Projector(backend, ahead)
         ops = [ops_for(event.topic, event.state, at) for event, at in zip(events, positions)]
         projector.prefetch(op for event_ops in ops for op in event_ops)
         for event_ops in ops:
             projector.apply(event_ops)
         projector.flush()
 
-    def _log_sql(self, n: int) -> str:
-        """PostgreSQL: insert n events and their links, and move the head, in one statement."""
+    def _log_sql(self, n: int) -> tuple[str, str]:
+        """PostgreSQL: insert n events and their links (the CTEs), and move the head (the last
+        statement), in one statement: `WITH {ctes} {last}`."""
         sql = self._logs.get(n)
         if sql is None:
             events = ", ".join(["(%s, %s, %s, %s, %s)"] * n)
             links = ", ".join(["(%s, %s)"] * n)
             sql = self._logs[n] = (
-                f"WITH e AS (INSERT INTO {self.events_table} (id, originator_id, originator_version, topic, "
-                f"state) VALUES {events}), c AS (INSERT INTO {self.chain_table} (position, head) VALUES {links}) "
+                f"e AS (INSERT INTO {self.events_table} (id, originator_id, originator_version, topic, "
+                f"state) VALUES {events}), c AS (INSERT INTO {self.chain_table} (position, head) VALUES {links})",
                 f"UPDATE {self.head_table} SET position = %s, head = %s WHERE id = 1")
         return sql
 
