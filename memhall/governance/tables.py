@@ -28,6 +28,7 @@ from sqlalchemy import (
     Table,
     Text,
     TypeDecorator,
+    text,
 )
 
 from memhall.governance.projection import schema
@@ -105,8 +106,18 @@ _TYPES: dict[str, Any] = {
 def _table(spec: schema.TableSpec, prefix: str, metadata: MetaData) -> Table:
     columns = [Column(c.name, _TYPES[c.type], primary_key=c.name == spec.key, nullable=c.nullable)
                for c in spec.columns]
-    indexes = [Index(prefix + name, *cols, unique=unique) for name, cols, unique in spec.indexes]
+    indexes = [Index(prefix + name, *cols, unique=unique,
+                     **_where(cols[0] if name in spec.sparse else None))
+               for name, cols, unique in spec.indexes]
     return Table(prefix + spec.suffix, metadata, *columns, *indexes)
+
+
+def _where(column: str | None) -> dict[str, Any]:
+    """A partial index's predicate on both backends: only rows where `column` is set."""
+    if column is None:
+        return {}
+    where = text(f"{column} IS NOT NULL")
+    return {"sqlite_where": where, "postgresql_where": where}
 
 
 class DomainTables:

@@ -45,6 +45,10 @@ class TableSpec(NamedTuple):
     columns: tuple[Col, ...]
     #: index name suffix -> (columns, unique)
     indexes: tuple[tuple[str, tuple[str, ...], bool], ...] = ()
+    #: indexes holding only the rows whose first column is not NULL: lookups by a value
+    #: (an idempotency key, a claim's root, a session) never ask for NULL, and most rows
+    #: have none, so a write that leaves them NULL touches no page of these indexes
+    sparse: frozenset[str] = frozenset()
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -88,7 +92,7 @@ ENTRIES = TableSpec("entries", "id", (
     ("entries_session", ("session_id", "created_position"), False),
     # `beliefs` reads the newest claims first
     ("entries_created", ("created_position",), False),
-))
+), frozenset({"entries_root", "entries_idempotency", "entries_session"}))
 
 SESSIONS = TableSpec("sessions", "id", (
     _req("id"), _req("principal"), _req("opened_at", TIME), _req("closed", BOOL),
