@@ -2,8 +2,8 @@
 
 `Journal.append` logs up to `LOG_IN_ONE` events, their chain links and the head's move in
 one statement (`WITH e AS (INSERT …), c AS (INSERT …) UPDATE head …`). A write's read-model
-changes — the entry's row, its encoding, exposure and audit rows, the thread and lived
-window it moves — were a statement each after it: the server parsed, planned (or bound) and
+changes — the entry's row, its encoding, exposure and audit rows, the thread it
+moves — were a statement each after it: the server parsed, planned (or bound) and
 ran seven statements under the domain's lock, and the client sent them one by one. Here
 they become more data-modifying CTEs of that one statement.
 

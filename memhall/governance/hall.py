@@ -228,8 +228,7 @@ class Hall:
         # other writers of the domain do not wait on it (a duplicate throws it away).
         encoding = encoded(self.encoder, entry, actor, self.clock())
         # Read with the lock, in its round trip on PostgreSQL: the duplicate check, the
-        # idempotency key's entry, and the rows the entry's projection merges into (its
-        # thread, the lived window).
+        # idempotency key's entry, and the row the entry's projection merges into (its thread).
         thread = thread_of({"tags": {"topics": entry.tags.topics}, "thread": entry.thread, "actor": actor})
         request = PolicyRequest(
             principal=actor, action=action, domain=stream.name, **draft_facts(entry, actor),
@@ -240,7 +239,7 @@ class Hall:
         ready = prepared.prepare(self, stream, request, entry, encoding) if supersedes is None else None
         keyed = [entry.idempotency_key] if entry.idempotency_key else []
         with self.writing(stream, dedup=[entry.dedup_key()], replay=keyed,
-                          rows=[("threads", thread), ("lived", "domain")]) as session:
+                          rows=[("threads", thread)]) as session:
             if ready is not None and prepared.holds(self, session, stream, ready, entry.idempotency_key):
                 return prepared.commit(self, session, stream, ready)
             decision = self.authorize(session, stream, request)

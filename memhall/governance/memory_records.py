@@ -24,7 +24,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
-from uuid import UUID
 
 import orjson
 from sqlalchemy import Connection
@@ -223,29 +222,28 @@ def proposal_keys(conn: Connection, stream: DomainStream, source: str) -> set[st
 def recent(conn: Connection, stream: DomainStream, scope: Scope, n: int, *,
            pages: int = 5) -> list[MemoryRecord]:
     """The observer's `n` newest lived memories (for the mood), newest first, with their time
-    and emotion: a chair's are the domain's newest writes (the `lived` row; read backwards
-    along the log in a store projected before it existed); anyone else's the newest that
-    reached it. A dynamic's proposals are no experience and are skipped, a page at a time."""
+    and emotion: a chair's are the domain's newest writes (the entries in the order they were
+    written, through `entries_created`); anyone else's the newest that reached it. A dynamic's
+    proposals are no experience and are skipped, a page at a time."""
     db = _Reader(conn, stream)
     lived: list[MemoryRecord] = []
-    if scope.whole:
-        kept = db.rows(f"SELECT recent FROM {db.p}lived WHERE id = 'domain'")
-        if kept:
-            return [constructed(id=str(i), text="", occurred_at=from_iso(at), emotion=felt(float(v), float(a)))
-                    for i, at, v, a in orjson.loads(kept[0][0])[:n]]
     after = None
+    page = (2 if scope.whole else 4) * n
     for _ in range(pages):
+        since: list[Any] = [after] if after is not None else []
         if scope.whole:
-            rows = db.rows(f"SELECT id, originator_id FROM {db.events} WHERE topic = 'memhall.Entry.Written'"
-                           + (" AND id < ?" if after is not None else "") + " ORDER BY id DESC LIMIT ?",
-                           [*([after] if after is not None else []), 2 * n])
-            ids = [str(UUID(bytes=bytes(r[1])) if isinstance(r[1], (bytes, memoryview)) else r[1]) for r in rows]
+            rows = db.rows(f"SELECT e.created_position, e.id, e.occurred_at, e.idempotency_key, e.author, c.emotion "
+                           f"FROM {db.p}entries e LEFT JOIN {db.p}encodings c ON c.entry_id = e.id"
+                           + (" WHERE e.created_position < ?" if since else "")
+                           + " ORDER BY e.created_position DESC LIMIT ?", [*since, page])
+            ids = [str(r[1]) for r in rows]
+            found = {str(r[1]): r[1:] for r in rows}
         else:
             rows = db.rows(f"SELECT position, entry_id FROM {db.p}exposure WHERE holder = ?"
-                           + (" AND position < ?" if after is not None else "") + " ORDER BY position DESC LIMIT ?",
-                           [scope.observer, *([after] if after is not None else []), 4 * n])
+                           + (" AND position < ?" if since else "") + " ORDER BY position DESC LIMIT ?",
+                           [scope.observer, *since, page])
             ids = [str(r[1]) for r in rows]
-        found = _lived(db, ids)
+            found = _lived(db, ids)
         seen = {r.id for r in lived}
         for ident in dict.fromkeys(ids):
             row = found.get(ident)
@@ -254,7 +252,7 @@ def recent(conn: Connection, stream: DomainStream, scope: Scope, n: int, *,
             lived.append(_mood_record(row))
             if len(lived) >= n:
                 break
-        if len(lived) >= n or not rows or len(rows) < (2 if scope.whole else 4) * n:
+        if len(lived) >= n or len(rows) < page:
             break
         after = rows[-1][0]
     return lived[:n]

@@ -23,7 +23,7 @@ from memhall.governance.journal import head_table_sql
 from memhall.governance.pipelined import Planned
 from memhall.governance.projection.apply import Projector
 from memhall.governance.projection.plans import ONE
-from memhall.governance.projection.schema import iso
+from memhall.governance.projection.schema import RETIRED, iso
 from memhall.governance.replay import BATCH, KEPT, collector_paused, count, events_of, replay
 from memhall.governance.store import raw
 from memhall.governance.tables import SYSTEM, DomainTables, domains_table
@@ -51,7 +51,7 @@ def rebuild(hall: Hall, domains: list[str] | None = None, batch: int = BATCH,
         with hall.store.read() as conn:
             total = count(raw(conn), stream.tables.events_name)
         done = 0
-        # the threads' rows and the lived window stay in memory from batch to batch (this replay
+        # the threads' rows stay in memory from batch to batch (this replay
         # alone writes them), written once, with the last batch
         projector: Projector | None = None
         # a larger page cache and fewer WAL checkpoints while the log is replayed (as an import);
@@ -124,13 +124,15 @@ def rebuild(hall: Hall, domains: list[str] | None = None, batch: int = BATCH,
 
 
 def reset_sql(hall: Hall, name: str, tables: DomainTables) -> list[str]:
-    """Drop every read model and create it again, empty, in this version's schema, without
-    its secondary indexes (built at the end); the chain's head table as `Stream` makes it."""
+    """Drop every read model (and those of earlier versions, `RETIRED`) and create it
+    again, empty, in this version's schema, without its secondary indexes (built at the end);
+    the chain's head table as `Stream` makes it."""
     dialect = hall.store.write_engine.dialect
     projections = set(tables.projections)
     return [
         *fulltext.drop_sql(tables, dialect.name),
         *(str(DropTable(table, if_exists=True).compile(dialect=dialect)) for table in reversed(tables.projections)),
+        *(f"DROP TABLE IF EXISTS {tables.prefix}{suffix}" for suffix in RETIRED),
         *(str(CreateTable(table).compile(dialect=dialect)).strip()
           for table in tables.metadata.sorted_tables if table in projections),
         # PostgreSQL's full-text index is one more secondary index

@@ -45,7 +45,7 @@ def binary(dialect: str) -> dict[str, bool]:
 
 
 #: the merge targets a replay keeps in memory from batch to batch (see `Projector.keep`)
-KEPT = frozenset({"threads", "lived"})
+KEPT = frozenset({"threads"})
 
 
 def replay(rows: list[tuple[int, str, bytes]], backend: Backend,

@@ -140,7 +140,6 @@ class DomainTables:
         self.exposure = _table(schema.EXPOSURE, self.prefix, md)
         self.encodings = _table(schema.ENCODINGS, self.prefix, md)
         self.nudges = _table(schema.NUDGES, self.prefix, md)
-        self.lived = _table(schema.LIVED, self.prefix, md)
         self.opinions = _table(schema.OPINIONS, self.prefix, md)
         self.evidence = _table(schema.EVIDENCE, self.prefix, md)
         self.relationships = _table(schema.RELATIONSHIPS, self.prefix, md)
@@ -158,7 +157,7 @@ class DomainTables:
         """Read models that `rebuild` may drop and replay (never the chain)."""
         return (self.entries, self.sessions, self.promotions, self.requests,
                 self.materializations, self.audit, self.exposure, self.encodings, self.nudges,
-                self.lived, self.opinions, self.evidence, self.threads,
+                self.opinions, self.evidence, self.threads,
                 self.relationships)
 
 

@@ -108,8 +108,6 @@ TAMPERINGS = [
     Tampering("a thread's count of entries forged", lambda hall, h: edit(hall, update(T.threads).values(
         entries=T.threads.c.entries + 1)),
         "mh_company_threads", lambda h: "", "entries"),
-    Tampering("the lived window emptied", lambda hall, h: edit(hall, update(T.lived).values(recent="[]")),
-        "mh_company_lived", lambda h: "domain", "recent"),
     Tampering("who holds an entry rewritten", lambda hall, h: edit(hall, update(T.exposure).where(
         T.exposure.c.entry_id == str(h.entry)).values(holder="gemini")),
         "mh_company_exposure", lambda h: "", "holder"),

@@ -124,3 +124,19 @@ def test_a_texts_stems_are_the_stems_of_its_words_one_by_one() -> None:
 
     assert found == {fulltext.stem(w) for w in fulltext.words_of(text)}
     assert {"paint", "sunris", "run"} <= found
+
+
+def test_a_chairs_mood_reads_the_newest_lived_writes_past_a_page_of_proposals(write: Write, hall: Hall) -> None:
+    lived = [write(f"billing note number {n}") for n in range(4)]
+    for n in range(5):  # a dynamic's proposals, newest of all: no experience, a page of them skipped
+        write(f"a consolidated billing pattern {n}", idempotency_key=f"consolidation:pattern-{n}")
+    stream = hall.streams.stream("company")
+    chair = Scope.of(hall.gate, "maki", "company")
+
+    with hall.store.read() as conn:
+        three = records.recent(conn, stream, chair, 3)
+        every = records.recent(conn, stream, chair, 20)
+
+    assert chair.whole
+    assert [r.id for r in three] == lived[::-1][:3]
+    assert [r.id for r in every] == lived[::-1]

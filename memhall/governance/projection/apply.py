@@ -55,7 +55,7 @@ class Projector:
                  keep: frozenset[str] = frozenset()) -> None:
         self.backend = backend
         #: tables whose rows stay here from one `flush(final=False)` to the next, written by the
-        #: final one: a replay's merge targets (a thread's row, the lived window), read and
+        #: final one: a replay's merge targets (a thread's row), read and
         #: rewritten by every batch otherwise. Only for a replay into tables it alone writes.
         self.keep = keep
         #: rows read ahead for the merges of a write (`prefetch`, or given: read with the domain's

@@ -13,17 +13,6 @@ from collections.abc import Iterable
 from memhall.governance.projection.ops import Insert, Op, State, projects
 from memhall.governance.projection.schema import iso
 
-#: how many lived writes the `lived` row keeps (the mood's window is at most this)
-LIVED_KEPT = 100
-#: idempotency-key prefixes of the dynamics' own proposals, which are no experience
-PROPOSED = ("consolidation:", "wandering:")
-
-
-@projects("memhall.Domain.Opened")
-def _opened(e: State, position: int) -> Iterable[Op]:
-    yield Insert("lived", {"id": "domain", "recent": [], "position": position})
-
-
 @projects("memhall.Recall.Recorded")
 def _nudged(e: State, position: int) -> Iterable[Op]:
     """One row per nudged entry; readers add a holder's rows up (they never leave the 0.05 bound

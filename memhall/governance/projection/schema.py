@@ -154,10 +154,6 @@ NUDGES = TableSpec("nudges", "id", (
     _req("at", TIME),
 ), (("nudges_holder", ("holder", "entry_id", "position"), False),))
 
-#: the domain's newest lived writes (not a dynamic's proposals), newest first, for the mood of
-#: those who hold the whole domain: one row, so a recall reads it in one step
-LIVED = TableSpec("lived", "id", (_req("id"), _req("recent", JSON), _req("position", POSITION)))
-
 #: subjective claims (issue 12): each observer's judgement of an entity by category, source
 #: trust being the category `trust` (value 0..1); `history` is every step that moved it
 OPINIONS = TableSpec("opinions", "id", (
@@ -203,8 +199,11 @@ THREADS = TableSpec("threads", "thread", (
 
 #: every read model `rebuild` may drop and replay, and `audit verify` recomputes
 READ_MODELS: tuple[TableSpec, ...] = (ENTRIES, SESSIONS, PROMOTIONS, REQUESTS, MATERIALIZATIONS, AUDIT,
-                                      EXPOSURE, ENCODINGS, NUDGES, LIVED, OPINIONS, EVIDENCE, RELATIONSHIPS,
-                                      THREADS)
+                                      EXPOSURE, ENCODINGS, NUDGES, OPINIONS, EVIDENCE, RELATIONSHIPS, THREADS)
+#: read models of earlier versions, which `rebuild` drops: `lived`, one row holding the domain's
+#: 100 newest lived writes for a chair's mood, rewritten (8 KB of JSON) by every write; the mood
+#: reads the newest entries through `entries_created` instead
+RETIRED: tuple[str, ...] = ("lived",)
 BY_SUFFIX = {spec.suffix: spec for spec in (*READ_MODELS, SEARCH)}
 
 

@@ -7,14 +7,13 @@ Nearly every event of a log is an entry written, so a rebuild, an import and
 with the entry's time, thread and id worked out once, and returned as a list
 (no generator per read model). The rules themselves stay with their read
 models: `entries` (what a row and its full-text body hold), `exposure` (who
-holds it), `threads`, and `dynamics` (its encoding and the lived window).
+holds it), `threads`, and `dynamics` (its encoding).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from memhall.governance.projection.dynamics import LIVED_KEPT, PROPOSED
 from memhall.governance.projection.entries import WRITTEN, search_body, thread_of
 from memhall.governance.projection.exposure import held
 from memhall.governance.projection.ops import Op, State, insert, merge, projects
@@ -29,17 +28,6 @@ def _written(e: State, position: int) -> list[Op]:
     thread = thread_of(e)
     provenance, tags, encoding = e["provenance"], e["tags"], e.get("encoding")
     ops: list[Op] = []
-    if not (e.get("idempotency_key") or "").startswith(PROPOSED):
-        # the lived window: [id, occurred_at, valence, arousal] of each lived write, newest first
-        emotion = (encoding or {}).get("emotion") or {}
-        item = [entry, occurred, emotion.get("valence", 0.0), emotion.get("arousal", 0.0)]
-
-        def lived(row: dict[str, Any]) -> dict[str, Any]:
-            recent = row["recent"][:LIVED_KEPT - 1]
-            recent.insert(0, item)  # a shift in place: no list of LIVED_KEPT + 1 made and dropped
-            return {"recent": recent, "position": position}
-
-        ops.append(merge("lived", "domain", lived))
     # the lists are the event's own, not copies: a row's values are replaced, never changed in place
     ops.append(insert("entries", {
         "id": entry, "layer": e["layer"], "kind": e["kind"], "text": e["text"],
