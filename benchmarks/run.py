@@ -177,6 +177,43 @@ def imports(url: str, label: str, batches: int, size: int = 1000) -> None:
     bare.store.dispose()
 
 
+def file_import(folder: Path, label: str, lines: int, rounds: int = 2) -> None:
+    """`memhall import` of a JSONL file of `lines` lines into a fresh SQLite store (its batches
+    written by a process beside it from 2,000 lines on: the CPU time of both is given), taking
+    turns with a bare batched save of as many entries in batches of 1,000, `rounds` times."""
+    import json
+    import resource
+
+    from memhall.governance import transfer
+
+    def cpu() -> tuple[float, float]:
+        mine, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return mine.ru_utime + mine.ru_stime, children.ru_utime + children.ru_stime
+
+    data = [json.dumps({"text": f"note {i}: the payroll audit moved to the billing migration",
+                        "tags": [f"topic{i % 7}"], "kind": "claim" if i % 3 else "episode"}).encode()
+            for i in range(lines)]
+    spent: dict[str, list[float]] = {"memhall": [], "bare": [], "self": [], "writer": []}
+    for turn in range(rounds):
+        hall = new_hall(f"sqlite:///{folder / f'file{turn}.db'}")
+        before = cpu()
+        spent["memhall"].append(timed(lambda: transfer.run_import(hall, "codex", "company", transfer.jsonl(data))))
+        after = cpu()
+        spent["self"].append(after[0] - before[0])
+        spent["writer"].append(after[1] - before[1])
+        hall.store.dispose()
+        bare = Bare(f"sqlite:///{folder / f'bare{turn}.db'}")
+        drafts = [note() for _ in range(lines)]
+        spent["bare"].append(timed(lambda: [bare.save(drafts[at:at + 1000]) for at in range(0, lines, 1000)]))
+        bare.store.dispose()
+    rate, bare_rate = lines / statistics.median(spent["memhall"]), lines / statistics.median(spent["bare"])
+    us = {name: statistics.median(spent[name]) / lines * 1e6 for name in ("self", "writer")}
+    row(f"memhall import of a {lines:,}-line file, {label}", ">= 10,000/s",
+        f"{rate:,.0f}/s = {rate / bare_rate:.2f}x a bare batched save ({bare_rate:,.0f}/s); CPU per line: "
+        f"{us['self']:.0f} us here, {us['writer']:.0f} us in the writer beside; median of {rounds}",
+        rate >= 10_000)
+
+
 def decisions(n: int = 5000) -> None:
     """Uncached decisions: each request a question Cedar has not been asked (its domain, a
     fact every write rule reads, differs), so neither the memo nor a batch asking one question
@@ -448,6 +485,7 @@ def main() -> None:
             print("## imports (interleaved batch by batch with a bare batched save of the same events)",
                   flush=True)
             imports(f"sqlite:///{folder / 'import.db'}", "SQLite", 10)
+            file_import(folder, "SQLite", 20_000)
             if pg:
                 with postgres_schema(pg) as url:
                     imports(url, "PostgreSQL", 10)

@@ -82,6 +82,9 @@ class Inline:
             backend = SqlBackend(raw(conn), self.store.dialect, self.prefix, copy=False)
             return backend.fetch(*request[1:]) if request[0] == "fetch" else backend.fetch_many(request[1])
 
+    def settle(self, keep: int = 0) -> None:
+        pass
+
     def close(self, *, failed: bool = False) -> None:
         pass
 
@@ -91,6 +94,8 @@ class Beside:
 
     def __init__(self, store: Store, prefix: str) -> None:
         self.done = 0
+        #: plans handed over, and those committed
+        self.handed = self.committed = 0
         self._error: BaseException | None = None
         root = str(Path(__file__).resolve().parents[2])  # the memhall this process runs
         path = os.environ.get("PYTHONPATH")
@@ -104,6 +109,15 @@ class Beside:
         """Hand a batch over (while the writer runs the one before, the pipe holds it)."""
         self._drain()
         self._send(("plan", plan, events))
+        self.handed += 1
+
+    def settle(self, keep: int = 0) -> None:
+        """Wait until every plan handed over but the last `keep` has committed; raise the
+        writer's error, if any."""
+        if self._error is not None:
+            raise self._error
+        while self.committed < self.handed - keep:
+            self._receive()
 
     def read(self, request: tuple[Any, ...]) -> Any:
         self._send(request)
@@ -153,6 +167,7 @@ class Beside:
             self._gone()
         if answer[0] == "done":
             self.done += answer[1]
+            self.committed += 1
         elif answer[0] == "error":
             self._error = answer[1]
             raise answer[1]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
+from contextvars import ContextVar
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, TypeVar
 from uuid import UUID, uuid4
@@ -38,6 +39,22 @@ A = TypeVar("A", bound=Aggregate)
 
 #: keys per IN (...) lookup
 _CHUNK = 500
+
+#: while a write is planned here to run elsewhere (`planned`): its connection's id, and what its
+#: saves append to instead
+_PLANNED: ContextVar[tuple[int, Any] | None] = ContextVar("planned", default=None)
+
+
+@contextmanager
+def planned(conn: Connection, plan: Any) -> Iterator[None]:
+    """Every save on `conn` (any domain's, a refusal's too) hands its events to `plan`
+    (`plan.append(journal, events)`, see `governance.piped`) instead of appending them: a
+    batch computed here, appended by another process."""
+    token = _PLANNED.set((id(raw(conn)), plan))
+    try:
+        yield
+    finally:
+        _PLANNED.reset(token)
 
 
 class DomainStream:
@@ -143,6 +160,10 @@ class DomainStream:
             new = self.seal.seal(conn, self, new)
         db = raw(conn)
         self._early.pop(id(db), None)  # what it read ahead may change now
+        plan = _PLANNED.get()
+        if plan is not None and plan[0] == id(db):
+            positions: list[int] = plan[1].append(self.journal, new)
+            return positions
         return self.journal.append(db, new, commit=last and self.store.may_commit_early())
 
     def live_entries(self, conn: Connection, dedup_keys: Iterable[str]) -> dict[str, str]:

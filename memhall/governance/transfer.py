@@ -17,7 +17,7 @@ thought; headings inside it are its structure, not separate memories.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -26,11 +26,13 @@ from uuid import UUID
 
 import orjson
 
+from memhall.domains.dynamics.encoding import EncodingRecord
 from memhall.domains.entry import EntryDraft, draft
 from memhall.domains.errors import InvalidValueError
 from memhall.domains.moments import iso
 from memhall.domains.values import principal_name
 from memhall.governance import bulkload, fulltext, threads
+from memhall.governance.batch import Pending, write_batch
 from memhall.governance.hall import Hall
 from memhall.governance.memory_records import collector_paused
 from memhall.governance.store import raw
@@ -173,40 +175,63 @@ OPTIMIZE_MIN = 10_000
 
 
 def run_import(hall: Hall, actor: str, domain: str, lines: Iterable[Line], *, batch: int = BATCH,
-               progress: Progress | None = None, defer_from: int = bulkload.DEFER_MIN) -> ImportReport:
+               progress: Progress | None = None, defer_from: int = bulkload.DEFER_MIN,
+               beside_from: int | None = None) -> ImportReport:
     """Import `lines` in batches of `batch` (one transaction each, so a crash loses at
     most the batch in flight; running it again finishes the rest). From `defer_from` lines
-    on, SQLite builds some indexes at the end instead (see `bulkload`)."""
+    on, SQLite builds some indexes at the end instead (see `bulkload`); from `beside_from`
+    (default `piped.BESIDE_FROM`) on, a SQLite file's batches are written by a process
+    beside this one (see `piped`)."""
+    from memhall.governance import piped as beside
+
     actor = principal_name(actor)
     stream, _ = hall.ask(actor, Action.READ, domain)
     report = ImportReport()
     pending: list[Line] = []
     pending_keys: set[str] = set()
+    start = beside.BESIDE_FROM if beside_from is None else beside_from
+    writer: beside.Piped | None = None
 
     def flush() -> None:
+        nonlocal writer
         if not pending:
             return
         with collector_paused():  # a batch's drafts, events and rows are acyclic, thousands of them
-            _write_batch(hall, actor, stream.name, pending, report)
+            if writer is None and report.read >= start and beside.available(hall):
+                writer = beside.Piped(hall, actor, stream.name)
+            if writer is not None:
+                writer.write(pending, report)
+            else:
+                write_lines(hall, actor, stream.name, pending, report)
         if progress is not None:
             progress(len(pending))
         pending.clear()
         pending_keys.clear()
 
     with bulkload.tuned(hall.store), bulkload.deferring(hall.store, stream.tables, defer_from) as ready:
-        for line in lines:
-            report.read += 1
-            ref = line.fields.get("supersedes")
-            if ref is not None and str(ref) in pending_keys:
-                ready(report.read)
-                flush()  # it names a line of this batch: write that one first
-            pending.append(line)
-            pending_keys.add(line.key)
-            if len(pending) >= batch:
-                ready(report.read)
-                flush()
-        ready(report.read)
-        flush()
+        try:
+            for line in lines:
+                report.read += 1
+                ref = line.fields.get("supersedes")
+                if ref is not None and str(ref) in pending_keys:
+                    ready(report.read)
+                    flush()  # it names a line of this batch: write that one first
+                pending.append(line)
+                pending_keys.add(line.key)
+                if len(pending) >= batch:
+                    ready(report.read)
+                    flush()
+            ready(report.read)
+            flush()
+        except BaseException:
+            if writer is not None:
+                try:
+                    writer.close(report)  # the batches before the failure are written
+                except Exception:  # noqa: BLE001 - the first error is the one to report
+                    writer.abort()
+            raise
+        if writer is not None:
+            writer.close(report)
     if report.written >= OPTIMIZE_MIN:
         with hall.store.write() as conn:
             for statement in fulltext.optimize_sql(stream.tables, hall.store.dialect):
@@ -214,23 +239,32 @@ def run_import(hall: Hall, actor: str, domain: str, lines: Iterable[Line], *, ba
     return report
 
 
-def _write_batch(hall: Hall, actor: str, domain: str, lines: list[Line], report: ImportReport) -> None:
+def write_lines(hall: Hall, actor: str, domain: str, lines: list[Line], report: ImportReport, *,
+                drafts: list[EntryDraft] | None = None, encodings: Sequence[EncodingRecord] = (),
+                plan: Any = None, pending: Pending | None = None) -> None:
+    """One batch (`drafts` and `encodings`: its lines', made already); `plan`: planned, not
+    written, after the batches in `pending` (see `piped`)."""
     stream = hall.streams.stream(domain)
-    drafts = [to_draft(line, actor) for line in lines]
+    drafts = drafts if drafts is not None else [to_draft(line, actor) for line in lines]
     with hall.store.read() as conn:
-        stored = stream.replays(conn, [KEY_PREFIX + line.key for line in lines]
-                                + [KEY_PREFIX + str(line.fields["supersedes"]) for line in lines
-                                   if line.fields.get("supersedes") is not None])
+        wanted = [KEY_PREFIX + line.key for line in lines] + [
+            KEY_PREFIX + str(line.fields["supersedes"]) for line in lines if line.fields.get("supersedes") is not None]
+        stored = stream.replays(conn, wanted)
+        if pending is not None:
+            stored.update({key: pending.keyed_before[key] for key in wanted if key in pending.keyed_before})
         # an exported entry that was not imported has its id as key: it is already here
         reader = threads.Reader(raw(conn), stream.tables.prefix, conn.dialect.name)
         ids = [line.key for line in lines if _is_id(line.key) and KEY_PREFIX + line.key not in stored]
         for ident, row in reader.entries(ids).items():
             stored[KEY_PREFIX + ident] = (ident, str(row["dedup_key"]))
     todo: list[tuple[Line, EntryDraft]] = []
-    for line, entry in zip(lines, drafts):
+    encoded: list[EncodingRecord] = []
+    for index, (line, entry) in enumerate(zip(lines, drafts)):
         found = stored.get(KEY_PREFIX + line.key)
         if found is None:
             todo.append((line, entry))
+            if encodings:
+                encoded.append(encodings[index])
             continue
         if found[1] != entry.dedup_key():
             raise InvalidValueError(f"line {line.number}: key {line.key!r} was imported before "
@@ -240,8 +274,12 @@ def _write_batch(hall: Hall, actor: str, domain: str, lines: list[Line], report:
     if not todo:
         return
     targets = [_target(line, stored, report) for line, _ in todo]
-    results = hall.write_many(actor, domain, [entry for _, entry in todo],
-                              targets if any(t is not None for t in targets) else ())
+    if plan is None:
+        results = hall.write_many(actor, domain, [entry for _, entry in todo],
+                                  targets if any(t is not None for t in targets) else ())
+    else:
+        results = write_batch(hall, actor, domain, [entry for _, entry in todo], (), encodings=encoded, plan=plan,
+                              pending=pending)
     for (line, _), result in zip(todo, results):
         report.entries[line.key] = result.entry_id
         if result.duplicate:

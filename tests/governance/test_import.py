@@ -13,8 +13,11 @@ from sqlalchemy import text
 
 from memhall.domains.entry import EntryDraft, draft
 from memhall.domains.errors import InvalidValueError
+from memhall.governance.batch import write_batch
 from memhall.governance.hall import Hall
-from memhall.governance.store import Store
+from memhall.governance.piped import Appending
+from memhall.governance.projection.plans import run
+from memhall.governance.store import Store, raw
 from memhall.governance.tables import tables_for
 from memhall.policies.engine import PolicySet
 
@@ -72,6 +75,37 @@ def test_a_batched_import_stores_what_writing_one_by_one_stores(
 
         singly = [one.write("codex", "company", entry) for entry in written(batch)]
         batched = many.write_many("codex", "company", written(batch))
+
+        assert shape(batched) == shape(singly)
+        assert stored(many) == stored(one)
+        one.store.dispose()
+        many.store.dispose()
+
+
+def planned(hall: Hall, entries: list[EntryDraft]) -> list[Any]:
+    """`write_many` as a large import writes beside it: planned here, appended by the plan's runner."""
+    journal = hall.streams.stream("company").journal
+    with hall.store.read() as conn:
+        plan = Appending(raw(conn), hall.store.dialect, journal)
+        results = write_batch(hall, "codex", "company", entries, (), plan=plan)
+    with hall.store.write() as conn:
+        run(raw(conn), plan.plan)
+    return results
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(drafts, drafts)
+def test_a_batch_planned_here_and_appended_elsewhere_stores_what_writing_one_by_one_stores(
+    before: list[tuple[str, str, str, str | None]], batch: list[tuple[str, str, str, str | None]],
+) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        one, many = fresh_hall(folder, "one.db"), fresh_hall(folder, "many.db")
+        for hall in (one, many):
+            for entry in written(before):
+                hall.write("codex", "company", entry)
+
+        singly = [one.write("codex", "company", entry) for entry in written(batch)]
+        batched = planned(many, written(batch))
 
         assert shape(batched) == shape(singly)
         assert stored(many) == stored(one)

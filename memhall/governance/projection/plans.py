@@ -17,6 +17,10 @@ from contextlib import contextmanager
 from typing import Any, BinaryIO
 
 ONE, MANY, COPY = "one", "many", "copy"
+#: (APPEND, domain, (dialect, position, events)): append events (`_append`) to a domain's
+#: journal, which chains and projects them there (`Journal.append`), if its last position is
+#: still `position` (None: not checked)
+APPEND = "append"
 Plan = list[tuple[str, str, Any]]
 
 #: SQLite settings of the writer's connection: those of the store's write connection, and those
@@ -67,10 +71,28 @@ def run(connection: Any, plan: Plan) -> None:
             cursor.executemany(sql, params)
         elif kind == ONE:
             cursor.execute(sql, params)
+        elif kind == APPEND:
+            _append(connection, sql, *params)
         else:
             with cursor.copy(sql) as copy:
                 for values in params:
                     copy.write_row(values)
+
+
+def _append(connection: Any, domain: str, dialect: str, position: int | None,
+            events: list[tuple[bytes, int, str, bytes]]) -> None:
+    """Events given as (originator id's bytes, version, topic, stored bytes)."""
+    from uuid import UUID
+
+    import orjson
+
+    from memhall.governance.journal import Journal, NewEvent, StaleHeadError
+
+    journal = Journal(domain, dialect)
+    if position is not None and journal.head(connection)[0] != position:
+        raise StaleHeadError(f"{domain} was written to since this batch was planned")
+    journal.append(connection, [NewEvent(UUID(bytes=ident), version, topic, orjson.loads(data), data)
+                                for ident, version, topic, data in events])
 
 
 def connect(dialect: str, target: Any, busy_s: int) -> Any:
