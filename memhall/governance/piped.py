@@ -144,7 +144,12 @@ class Piped:
         if not plan.plan:
             _add(report, added)
             return
-        self.writer.submit(plan.plan, len(lines))
+        try:
+            self.writer.submit(plan.plan, len(lines))
+        except Exception:  # noqa: BLE001 - the writer is gone: what it did not commit is written here
+            self._fail(report)
+            write_lines(hall, actor, self.domain, lines, report, drafts=drafts)
+            return
         self._flights.append(_Flight(lines, drafts, added, pending, self.writer.handed,
                                      plan.positions[self.domain], plan.entries_only))
 
@@ -172,17 +177,23 @@ class Piped:
         try:
             self.writer.settle(keep)
         except Exception:  # noqa: BLE001 - rolled back there: written here, with the lock
-            committed = self.writer.committed
-            self.abort()
-            while self._flights:
-                flight = self._flights.popleft()
-                if flight.number <= committed:
-                    _add(report, flight.added)
-                else:
-                    write_lines(self.hall, self.actor, self.domain, flight.lines, report, drafts=flight.drafts)
+            self._fail(report)
             return
         while len(self._flights) > keep:
             _add(report, self._flights.popleft().added)
+
+    def _fail(self, report: ImportReport) -> None:
+        """The writer failed or is gone: end it, count the batches it committed, and write
+        the others here; so is the rest of the import."""
+        assert self.writer is not None
+        committed = self.writer.committed
+        self.abort()
+        while self._flights:
+            flight = self._flights.popleft()
+            if flight.number <= committed:
+                _add(report, flight.added)
+            else:
+                write_lines(self.hall, self.actor, self.domain, flight.lines, report, drafts=flight.drafts)
 
 
 def _add(report: ImportReport, added: ImportReport) -> None:

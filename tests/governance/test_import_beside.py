@@ -11,7 +11,7 @@ import pytest
 
 from memhall.domains.entry import draft
 from memhall.domains.errors import RefusedError
-from memhall.governance import transfer
+from memhall.governance import pipelined, transfer
 from memhall.governance.hall import Hall
 from memhall.governance.recompute import verify_read_models
 from memhall.governance.store import Store
@@ -113,3 +113,31 @@ def test_a_write_made_between_two_batches_by_another_process_is_kept_and_the_imp
     assert {f"meanwhile {i}" for i in range(3)} <= set(texts)
     assert all(r.ok for r in verify_read_models(sqlite_hall.streams, ["company"]))
     other.store.dispose()
+
+
+def test_an_import_whose_writer_is_killed_midway_is_finished_here(sqlite_hall: Hall,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    writers: list[pipelined.Beside] = []
+    start = pipelined.Beside.__init__
+
+    def started(self: pipelined.Beside, *args: Any) -> None:
+        start(self, *args)
+        writers.append(self)
+
+    def kill(_lines: int) -> None:
+        if writers and writers[0]._process.poll() is None:
+            writers[0]._process.kill()
+            writers[0]._process.wait()
+
+    monkeypatch.setattr(pipelined.Beside, "__init__", started)
+    rows = corpus(200)
+
+    report = transfer.run_import(sqlite_hall, "codex", "company", transfer.jsonl(encoded(rows)), batch=20,
+                                 beside_from=40, progress=kill)
+    here = transfer.run_import(sqlite_hall, "codex", "family", transfer.jsonl(encoded(rows)), batch=20,
+                               beside_from=10**6)
+
+    assert writers and (report.written, report.duplicates, report.already) == (
+        here.written, here.duplicates, here.already)
+    assert entries(sqlite_hall, "company") == entries(sqlite_hall, "family")
+    assert all(r.ok for r in verify_read_models(sqlite_hall.streams, ["company"]))
