@@ -18,6 +18,7 @@ from memhall.domains.values import Layer
 from memhall.governance import promotions, sessions
 from memhall.governance.hall import Hall
 from memhall.governance.rebuild import rebuild
+from memhall.governance.recompute import verify_read_models
 from memhall.governance.store import Store
 from memhall.governance.tables import tables_for
 from memhall.policies.engine import PolicySet
@@ -138,7 +139,6 @@ def stored_bytes(hall: Hall) -> dict[str, list[tuple[Any, ...]]]:
 def test_a_rebuild_stores_byte_for_byte_what_the_write_path_stored(
         hall: Hall, beside: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     from memhall.governance import pipelined
-    from memhall.governance.recompute import verify_read_models
 
     if beside:  # the SQL of a large rebuild, run by a process beside it
         monkeypatch.setattr(pipelined, "BESIDE_MIN", 0)
@@ -191,3 +191,22 @@ def test_a_rebuild_recreates_each_read_model_as_a_new_store_has_it(hall: Hall) -
     rebuild(hall)
 
     assert shapes() == before
+
+
+def test_a_store_made_before_a_read_model_was_retired_works_and_a_rebuild_drops_it(hall: Hall) -> None:
+    hall.write("codex", "company", draft(text="billing runs on fridays"))
+    with hall.store.write() as conn:  # the lived window of a store made before it was retired
+        conn.execute(text("CREATE TABLE mh_company_lived (id TEXT PRIMARY KEY, recent TEXT, position BIGINT)"))
+        conn.execute(text("INSERT INTO mh_company_lived VALUES ('domain', '[]', 1)"))
+    hall.write("codex", "company", draft(text="the mailer sends reminders"))  # such a store still takes writes
+    assert all(report.ok for report in verify_read_models(hall.streams, ["company"]))
+
+    rebuild(hall, ["company"])
+
+    with hall.store.read() as conn:
+        left = conn.execute(text(
+            "SELECT count(*) FROM sqlite_master WHERE name = 'mh_company_lived'"
+            if hall.store.dialect == "sqlite" else
+            "SELECT count(*) FROM pg_tables WHERE tablename = 'mh_company_lived' AND schemaname = current_schema()"
+        )).scalar_one()
+    assert left == 0
