@@ -288,10 +288,17 @@ from memhall.governance.rebuild import rebuild
 from memhall.governance.store import Store
 from memhall.policies.engine import PolicySet
 hall = Hall(Store(sys.argv[1]), PolicySet.load(None))
-start, cpu = time.perf_counter(), time.process_time()
+# a large rebuild's SQL runs in a writer process beside it: its CPU time and peak RSS count too
+def used():
+    own, writer = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, writer.ru_utime + writer.ru_stime
+start, (cpu, writer_cpu) = time.perf_counter(), used()
 counts = rebuild(hall)
-print(f"seconds={time.perf_counter() - start} cpu={time.process_time() - cpu} events={sum(counts.values())}")
-print(f"rss_mb={resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}")
+seconds, (own, writer) = time.perf_counter() - start, used()
+print(f"seconds={seconds} cpu={own - cpu + writer - writer_cpu} own_cpu={own - cpu} "
+      f"writer_cpu={writer - writer_cpu} events={sum(counts.values())}")
+print(f"rss_mb={resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024} "
+      f"writer_rss_mb={resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}")
 """
 
 VERIFY = """
@@ -333,10 +340,13 @@ def scale(url: str, small_url: str, label: str, size: int) -> None:
     rebuilt = child(REBUILD, url)
     rate = rebuilt["events"] / rebuilt["seconds"]
     row(f"rebuild, {events // 1000:,}k events, {label}", ">= 20,000 events/s, with progress",
-        f"{rate:,.0f} events/s ({rebuilt['seconds']:.1f} s; {rebuilt['events'] / rebuilt['cpu']:,.0f}/s of CPU "
-        "time; a bar on a terminal)", rate >= 20_000)
+        f"{rate:,.0f} events/s ({rebuilt['seconds']:.1f} s; {rebuilt['cpu']:.1f} s of CPU time: "
+        f"{rebuilt['own_cpu']:.1f} s its own, {rebuilt['writer_cpu']:.1f} s its writer's; a bar on a terminal)",
+        rate >= 20_000)
+    peak = max(rebuilt["rss_mb"], rebuilt["writer_rss_mb"])
     row(f"peak RSS rebuilding {events // 1000:,}k events, {label}", "<= 300 MB at 1M",
-        f"{rebuilt['rss_mb']:.0f} MB", rebuilt["rss_mb"] <= 300 if events >= 1_000_000 else None)
+        f"{peak:.0f} MB (the larger of the rebuild's {rebuilt['rss_mb']:.0f} MB and its writer's "
+        f"{rebuilt['writer_rss_mb']:.0f} MB)", peak <= 300 if events >= 1_000_000 else None)
 
 
 def medians_ms(fns: dict[str, Callable[[], Any]], repeat: int = 51) -> dict[str, float]:
