@@ -55,8 +55,10 @@ class Projector:
                  keep: frozenset[str] = frozenset()) -> None:
         self.backend = backend
         #: tables whose rows stay here from one `flush(final=False)` to the next, written by the
-        #: final one: a replay's merge targets (a thread's row), read and
-        #: rewritten by every batch otherwise. Only for a replay into tables it alone writes.
+        #: final one: a replay's merge targets (a thread's row), read and rewritten by every
+        #: batch otherwise. Only for a replay into empty tables it alone writes: a kept table's
+        #: row that is not here does not exist, and is never read (a rebuild's reads wait for
+        #: every batch before them to be written: see `pipelined`)
         self.keep = keep
         #: rows read ahead for the merges of a write (`prefetch`, or given: read with the domain's
         #: lock, in its round trip), None where there is no row
@@ -101,10 +103,10 @@ class Projector:
     def prefetch(self, ops: Iterable[Op]) -> None:
         """Read the rows the merges among `ops` will need, at once: on PostgreSQL in pipeline
         mode one round trip for all of them instead of one each."""
-        rows, ahead = self._rows, self._ahead
+        rows, ahead, keep = self._rows, self._ahead, self.keep
         wanted: dict[Key, None] = {}
         for op in ops:
-            if type(op) is Merge:
+            if type(op) is Merge and op.table not in keep:
                 key = (op.table, op.key)
                 if key not in rows and key not in ahead:
                     wanted[key] = None
@@ -117,7 +119,10 @@ class Projector:
         key = (op.table, op.key)
         row = self._rows.get(key)
         if row is None:
-            row = self._ahead.pop(key) if key in self._ahead else self.backend.fetch(op.table, op.key)
+            if op.table in self.keep:
+                row = None  # not written yet: see `keep`
+            else:
+                row = self._ahead.pop(key) if key in self._ahead else self.backend.fetch(op.table, op.key)
             if row is None:
                 if op.default is not None:  # an upsert's first row
                     self._rows[key] = dict(op.default)
