@@ -9,13 +9,14 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from itertools import chain
 from typing import Any
 
 import orjson
 
 from memhall.governance.projection import ops_for
 from memhall.governance.projection.apply import Backend, Projector
-from memhall.governance.projection.ops import Merge, Op
+from memhall.governance.projection.ops import Op
 
 BATCH = 5000
 DOMAIN_OPENED = "memhall.Domain.Opened"
@@ -65,7 +66,7 @@ def replay(rows: list[tuple[int, str, bytes]], backend: Backend,
                 opened.append(state)
         # the rows the batch's merges need, read at once (a thread's row once, not once a batch
         # per query: on PostgreSQL each read is a round trip)
-        projector.prefetch([op for ops in batch for op in ops if type(op) is Merge])
+        projector.prefetch(chain.from_iterable(batch))
         for ops in batch:
             projector.apply(ops)
         projector.flush(final=False)

@@ -12,16 +12,14 @@ backend holds whole tables, for `audit verify` to compare with.
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable, Iterable
-from itertools import chain
-from operator import itemgetter
+from collections.abc import Iterable
 from typing import Any, Protocol
 
-
-from memhall.governance.projection.codec import dumps
 from memhall.governance.projection.ops import LOGGED, Insert, Merge, Op, Update
-from memhall.governance.projection.schema import BY_SUFFIX, JSON, SEARCH, TableSpec, from_sql, json_text, to_sql
+from memhall.governance.projection.schema import BY_SUFFIX, SEARCH, TableSpec, from_sql, to_sql
+from memhall.governance.projection.stored import flat_values, row_encoder, to_sql_partial
+
+__all__ = ["Backend", "MemoryBackend", "Projector", "SqlBackend", "copy_rows", "row_encoder", "to_sql_partial"]
 
 Key = tuple[str, str]
 
@@ -96,7 +94,11 @@ class Projector:
                 else:
                     self._partial.setdefault(key, {}).update(op.values)
             elif type(op) is Merge:
-                self._merge(op)
+                held = rows.get((op[0], op[1]))
+                if held is not None:  # `_merge`'s own path for a row held here, without its call
+                    held.update(op[2](held))
+                else:
+                    self._merge(op)
             else:
                 raise TypeError(f"not a row operation: {op!r}")
 
@@ -268,15 +270,16 @@ class SqlBackend:
         if self._skip(table):
             return
         spec = BY_SUFFIX[table]
+        if self.dialect == "sqlite" and len(rows) > 1 and spec is not SEARCH:
+            self._insert_many(spec, flat_values(spec, rows), len(rows))
+            return
         encode = row_encoder(spec)
         if self.copy and len(rows) >= COPY_MIN:
             copy_rows(self.connection, self.prefix + spec.suffix, spec.names, map(encode, rows))
-        elif self.dialect == "sqlite" and len(rows) > 1 and spec is not SEARCH:
-            self._insert_many(spec, [encode(row) for row in rows])
         else:
             self.connection.cursor().executemany(self._statement("insert", spec), [encode(row) for row in rows])
 
-    def _insert_many(self, spec: TableSpec, values: list[tuple[Any, ...]]) -> None:
+    def _insert_many(self, spec: TableSpec, values: list[Any], count: int) -> None:
         """SQLite: many rows, ROWS_PER_INSERT to a statement, in order. A statement's run has a
         cost of its own (its start, its end, and a savepoint of each full-text table the
         transaction has written): with one row each, ~3k instructions a row. Not for the
@@ -285,16 +288,18 @@ class SqlBackend:
         table with a unique key needs a statement journal, and past 64 KiB SQLite keeps it in a
         temporary file: every page the statement touches was copied there first (a batch of
         1,000 entries wrote 3.3x the bytes, ~17 us of system time an entry). A failing statement
-        then keeps its earlier rows, but the transaction around it never commits."""
-        per = max(1, min(ROWS_PER_INSERT, self.connection.getlimit(_SQLITE_VARIABLES) // len(spec.names)))
+        then keeps its earlier rows, but the transaction around it never commits. `values`: the
+        `count` rows' values, one row after the other (`stored.flat_values`)."""
+        width = len(spec.names)
+        per = max(1, min(ROWS_PER_INSERT, self.connection.getlimit(_SQLITE_VARIABLES) // width))
         cursor = self.connection.cursor()
-        full = len(values) - len(values) % per
+        full = count - count % per
         if full:
+            step = per * width
             cursor.executemany(self._statement("insert", spec, rows=per),
-                               [list(chain.from_iterable(values[at:at + per])) for at in range(0, full, per)])
-        if full < len(values):
-            cursor.execute(self._statement("insert", spec, rows=len(values) - full),
-                           list(chain.from_iterable(values[full:])))
+                               [values[at:at + step] for at in range(0, full * width, step)])
+        if full < count:
+            cursor.execute(self._statement("insert", spec, rows=count - full), values[full * width:])
 
     def replace(self, table: str, rows: list[dict[str, Any]]) -> None:
         if self._skip(table):
@@ -319,43 +324,6 @@ def copy_rows(connection: Any, table: str, columns: tuple[str, ...], rows: Itera
     with connection.cursor().copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
         for values in rows:
             copy.write_row(values)
-
-
-#: (table, whether orjson was loaded) -> its encoder
-_ENCODERS: dict[tuple[str, bool], Callable[[dict[str, Any]], tuple[Any, ...]]] = {}
-
-
-def row_encoder(spec: TableSpec) -> Callable[[dict[str, Any]], tuple[Any, ...]]:
-    """`schema.to_sql` for one table, with its column list, JSON columns and JSON encoder worked
-    out once (orjson's own `dumps` once it is loaded: no call through the codec per value)."""
-    loaded = sys.modules.get("orjson")
-    encode = _ENCODERS.get((spec.suffix, loaded is not None))
-    if encode is None:
-        values_of = itemgetter(*spec.names)  # every table has several columns: a tuple comes back
-        json_columns = [i for i, c in enumerate(spec.columns) if c.type == JSON]
-        to_json = loaded.dumps if loaded is not None else dumps
-        if not json_columns:
-            encode = values_of
-        else:
-            def encode(row: dict[str, Any]) -> tuple[Any, ...]:
-                values = list(values_of(row))
-                for i in json_columns:
-                    value = values[i]
-                    # most list columns are empty: their JSON is known
-                    values[i] = "[]" if type(value) is list and not value else to_json(value).decode()
-                return tuple(values)
-        _ENCODERS[(spec.suffix, loaded is not None)] = encode
-    return encode
-
-
-def to_sql_partial(spec: TableSpec, columns: tuple[str, ...]) -> Any:
-    """Encode some columns of a row as stored (JSON as text)."""
-    is_json = [spec.column(c).type == JSON for c in columns]
-
-    def encode(values: tuple[Any, ...]) -> tuple[Any, ...]:
-        return tuple(json_text(v) if j and v is not None else v for v, j in zip(values, is_json))
-
-    return encode
 
 
 class MemoryBackend:
