@@ -20,6 +20,7 @@ from memhall.governance.recompute import verify_read_models
 from memhall.governance.store import Store
 from memhall.governance.tables import tables_for
 from tests.governance.test_import import fresh_hall, stored
+from tests.governance.test_import_beside import entries
 
 
 def lines(n: int, start: int = 0) -> list[bytes]:
@@ -49,15 +50,7 @@ def test_an_import_past_the_threshold_stores_what_a_small_import_of_the_same_lin
     transfer.run_import(hall, "codex", "company", transfer.jsonl(lines(40)), batch=7, defer_from=10)
     transfer.run_import(hall, "codex", "family", transfer.jsonl(lines(40)), batch=7, defer_from=10**6)
 
-    def rows(domain: str) -> list[tuple[object, ...]]:
-        t = tables_for(domain)
-        with hall.store.read() as conn:
-            return [tuple(r) for r in conn.exec_driver_sql(
-                f"SELECT e.text, e.kind, e.layer, e.thread, e.source_kind, e.source_agent_id, e.topics, "
-                f"e.idempotency_key, e.created_position, x.holder, x.via FROM {t.entries.name} e "
-                f"JOIN {t.exposure.name} x ON x.entry_id = e.id ORDER BY e.created_position")]
-
-    assert rows("company") == rows("family")
+    assert entries(hall, "company") == entries(hall, "family")
 
 
 def test_an_import_that_fails_after_setting_indexes_aside_builds_them_again(sqlite_hall: Hall) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -62,26 +63,6 @@ def written(spec: list[tuple[str, str, str, str | None]]) -> list[EntryDraft]:
                   and f"{key}-{t}-{layer}-{kind}") for t, layer, kind, key in spec]
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(drafts, drafts)
-def test_a_batched_import_stores_what_writing_one_by_one_stores(
-    before: list[tuple[str, str, str, str | None]], batch: list[tuple[str, str, str, str | None]],
-) -> None:
-    with tempfile.TemporaryDirectory() as folder:
-        one, many = fresh_hall(folder, "one.db"), fresh_hall(folder, "many.db")
-        for hall in (one, many):
-            for entry in written(before):
-                hall.write("codex", "company", entry)
-
-        singly = [one.write("codex", "company", entry) for entry in written(batch)]
-        batched = many.write_many("codex", "company", written(batch))
-
-        assert shape(batched) == shape(singly)
-        assert stored(many) == stored(one)
-        one.store.dispose()
-        many.store.dispose()
-
-
 def planned(hall: Hall, entries: list[EntryDraft]) -> list[Any]:
     """`write_many` as a large import writes beside it: planned here, appended by the plan's runner."""
     journal = hall.streams.stream("company").journal
@@ -93,9 +74,16 @@ def planned(hall: Hall, entries: list[EntryDraft]) -> list[Any]:
     return results
 
 
+def many_at_once(hall: Hall, entries: list[EntryDraft]) -> list[Any]:
+    return hall.write_many("codex", "company", entries)
+
+
+@pytest.mark.parametrize("write_batch_of", [many_at_once, planned],
+                         ids=["write_many", "planned here, appended elsewhere"])
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(drafts, drafts)
-def test_a_batch_planned_here_and_appended_elsewhere_stores_what_writing_one_by_one_stores(
+def test_a_batched_import_stores_what_writing_one_by_one_stores(
+    write_batch_of: Callable[[Hall, list[EntryDraft]], list[Any]],
     before: list[tuple[str, str, str, str | None]], batch: list[tuple[str, str, str, str | None]],
 ) -> None:
     with tempfile.TemporaryDirectory() as folder:
@@ -105,7 +93,7 @@ def test_a_batch_planned_here_and_appended_elsewhere_stores_what_writing_one_by_
                 hall.write("codex", "company", entry)
 
         singly = [one.write("codex", "company", entry) for entry in written(batch)]
-        batched = planned(many, written(batch))
+        batched = write_batch_of(many, written(batch))
 
         assert shape(batched) == shape(singly)
         assert stored(many) == stored(one)
