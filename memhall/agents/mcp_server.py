@@ -97,6 +97,8 @@ def build_server(agent: Agent, *, verbose: bool = False) -> MCPServer:
         layer: Annotated[Literal["L1", "L2"], Field(description="L1 candidate or L2 hall.")] = "L1",
         kind: Kind = Kind.EPISODE,
         people: Names = (), places: Names = (), topics: Names = (),
+        thread: Annotated[str | None, Field(min_length=1, max_length=128, description=(
+            "The thread this continues (default: the first topic, else your own, @NAME)."))] = None,
         source: SourceKind = SourceKind.FIRSTHAND,
         source_agent: Annotated[str | None, Field(description="Who said it (hearsay only).")] = None,
         evidence: Names = (),
@@ -115,7 +117,7 @@ def build_server(agent: Agent, *, verbose: bool = False) -> MCPServer:
         def write() -> WriteResult:
             entry = draft(
                 layer=layer, kind=kind, text=text, interpretation=interpretation,
-                tags={"people": people, "places": places, "topics": topics},
+                tags={"people": people, "places": places, "topics": topics}, thread=thread,
                 provenance={"source_kind": source, "source_agent_id": source_agent,
                             "evidence_refs": evidence, "claim_root_id": claim_root},
                 confidence=confidence, session_id=agent.session(session_id),

@@ -85,6 +85,7 @@ def wrap_up(app: App, summary: str | None, session_id: str | None, pointers: tup
 @click.option("--person", "people", multiple=True, help="A person this is about.")
 @click.option("--place", "places", multiple=True, help="A place this is about.")
 @click.option("--topic", "topics", multiple=True, help="A topic this is about.")
+@click.option("--thread", help="The thread this continues (default: the first --topic, else your own, @NAME).")
 @click.option("--to", "addressees", multiple=True, help="Who this was said or written to (they hold it).")
 @click.option("--present", "participants", multiple=True, help="Who else was there (they hold it).")
 @click.option("--source", "source_kind", type=SOURCES, default="firsthand", show_default=True,
@@ -107,7 +108,7 @@ def wrap_up(app: App, summary: str | None, session_id: str | None, pointers: tup
 @json_option
 @pass_app
 def write(app: App, text: str | None, layer: str, kind: str, people: tuple[str, ...],
-          places: tuple[str, ...], topics: tuple[str, ...], addressees: tuple[str, ...],
+          places: tuple[str, ...], topics: tuple[str, ...], thread: str | None, addressees: tuple[str, ...],
           participants: tuple[str, ...], source_kind: str, source_agent: str | None,
           evidence_refs: tuple[str, ...], claim_root: str | None, contradicts: bool,
           at: datetime | None, confidence: int | None,
@@ -130,7 +131,7 @@ def write(app: App, text: str | None, layer: str, kind: str, people: tuple[str, 
             text = stdin_text()
         entry = draft(
             layer=layer, kind=kind, text=text or "", interpretation=interpretation,
-            tags={"people": people, "places": places, "topics": topics},
+            tags={"people": people, "places": places, "topics": topics}, thread=thread,
             addressees=addressees, participants=participants,
             provenance={"source_kind": source_kind, "source_agent_id": source_agent,
                         "evidence_refs": evidence_refs, "claim_root_id": claim_root},

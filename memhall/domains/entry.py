@@ -92,6 +92,16 @@ class Provenance(BaseModel):
         return self
 
 
+def foreign_owner(thread: str | None, actor: str, hearsay_from: str | None = None) -> str | None:
+    """Whose own thread (`@NAME`, where NAME's entries with no thread or topic go) `thread`
+    is, when NAME is neither the writer nor the one its entry is hearsay from: an entry in
+    another's own thread would read as their state at handoff. Else None."""
+    if thread is None or not thread.startswith("@"):
+        return None
+    owner = thread[1:]
+    return None if owner in (actor, hearsay_from) else owner
+
+
 class EntryDraft(BaseModel):
     """What a caller asks to write, validated at the edge before anything is stored."""
 
@@ -142,6 +152,10 @@ class EntryDraft(BaseModel):
         if self.confidence is not None:
             return self.confidence
         return INITIAL_CONFIDENCE.get(self.provenance.source_kind, implanted)
+
+    def foreign_thread(self, actor: str) -> str | None:
+        """Whose own thread this draft names, if not its writer's (`thread_owner`)."""
+        return foreign_owner(self.thread, actor, self.provenance.source_agent_id)
 
     def dedup_key(self) -> str:
         """Same normalized text, kind and claim root → the same memory (SPEC §2)."""

@@ -19,7 +19,13 @@ from memhall.governance.facts import draft_requests
 from memhall.governance.gate import decide_all, denial
 from memhall.governance.streams import DomainStream, planned
 from memhall.governance.views import WriteResult
-from memhall.governance.write_checks import check_pending, check_provenance, replayed_in, same_active
+from memhall.governance.write_checks import (
+    check_pending,
+    check_provenance,
+    check_thread,
+    replayed_in,
+    same_active,
+)
 from memhall.policies.model import Action
 
 if TYPE_CHECKING:
@@ -80,6 +86,8 @@ def write_batch(hall: Hall, actor: str, domain: str, entries: list[EntryDraft],
                     f"cannot write at {entry.layer.value}: L3 and L4 are reached only by promotion"
                 ), rule="layers-by-promotion-only")
             check_provenance(hall.refusals, session, stream, request, entry, hall.implanted_confidence)
+            check_thread(hall.refusals, session, stream, request, entry.thread, actor,
+                         entry.provenance.source_agent_id)
             target_id = supersedes[index] if supersedes else None
             target = (hall.supersede_target(session, stream, actor, entry, target_id)
                       if target_id is not None and target_id not in replaced else None)

@@ -49,6 +49,7 @@ from memhall.governance.write_checks import (
     active_duplicate,
     check_pending,
     check_provenance,
+    check_thread,
     replayed_entry,
 )
 from memhall.policies.files import PolicySource
@@ -248,6 +249,8 @@ class Hall:
                     f"cannot write at {entry.layer.value}: L3 and L4 are reached only by promotion"
                 ), rule="layers-by-promotion-only")
             check_provenance(self.refusals, session, stream, request, entry, self.implanted_confidence)
+            check_thread(self.refusals, session, stream, request, entry.thread, actor,
+                         entry.provenance.source_agent_id)
             target = (self.supersede_target(session, stream, actor, entry, supersedes)
                       if supersedes is not None else None)
             if target is not None and not (reason.strip() or entry.provenance.evidence_refs

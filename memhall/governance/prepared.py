@@ -55,7 +55,7 @@ def prepare(hall: Hall, stream: DomainStream, request: PolicyRequest, entry: Ent
     """The write of a new entry, ready to append, when it can be decided without the log;
     None when it must be decided under the lock (see the module's docstring)."""
     seal = hall.seal
-    if seal is None or not plain(entry):
+    if seal is None or not plain(entry) or entry.foreign_thread(request.principal) is not None:
         return None
     charter = seal.known(stream.name)
     if charter is None or charter.digest != seal.digest:

@@ -25,6 +25,7 @@ from memhall.governance.hall import Hall
 from memhall.governance.store import raw
 from memhall.governance.streams import DomainStream
 from memhall.governance.views import EntryView, HandoffView, StateView, TopicValue, WrapUpResult
+from memhall.governance.write_checks import check_thread
 from memhall.policies.model import Action, PolicyRequest, ResourceType
 
 HANDOFF_LATEST = threads.HANDOFF_LATEST
@@ -115,6 +116,7 @@ def wrap_up(
         )
         decision = hall.authorize(session, stream, request)
         rule = decision.rule_id
+        check_thread(hall.refusals, session, stream, request, thread, actor)
         if idempotency_key is not None:
             earlier = _replayed_wrap_up(session, stream, summary, idempotency_key)
             if earlier is not None:

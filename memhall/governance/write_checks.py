@@ -9,7 +9,7 @@ from uuid import UUID
 
 from sqlalchemy import Connection
 
-from memhall.domains.entry import Entry, EntryDraft
+from memhall.domains.entry import Entry, EntryDraft, foreign_owner
 from memhall.domains.errors import GuardrailError, InvalidValueError, NotFoundError
 from memhall.governance.refusals import Refusals
 from memhall.governance.requests import unresolved_pending
@@ -65,6 +65,17 @@ def check_provenance(refusals: Refusals, session: Connection, stream: DomainStre
     if problem is not None:
         refusals.refuse(session, stream, request, GuardrailError(f"{problem} [confidence-by-provenance]"),
                         rule="confidence-by-provenance")
+
+
+def check_thread(refusals: Refusals, session: Connection, stream: DomainStream, request: PolicyRequest,
+                 thread: str | None, actor: str, hearsay_from: str | None = None) -> None:
+    """A principal's own thread (`@NAME`) takes only what NAME writes, or what is hearsay
+    from NAME: nobody else's entry may stand as NAME's latest state at handoff."""
+    owner = foreign_owner(thread, actor, hearsay_from)
+    if owner is not None:
+        refusals.refuse(session, stream, request, GuardrailError(
+            f"thread {thread!r} is {owner}'s own: write to yours (@{actor}) or to a shared "
+            "thread (a topic name) [own-thread-only]"), rule="own-thread-only")
 
 
 def check_pending(refusals: Refusals, session: Connection, stream: DomainStream,

@@ -72,6 +72,18 @@ async def test_an_entry_written_in_a_session_belongs_to_it(hall: Hall, connect: 
     assert shown["history"][0]["rule"] == "session-chair-writes-l2"
 
 
+async def test_a_memory_written_to_a_thread_is_its_state_and_anothers_own_thread_is_refused(
+        hall: Hall, connect: Connect) -> None:
+    async with connect("codex") as client:
+        written = structured(await client.call_tool("write_memory", {
+            "text": "deploys move to fridays", "layer": "L2", "kind": "state", "thread": "deploy"}))
+        handoff = structured(await client.call_tool("get_handoff", {}))
+        refused = await client.call_tool("write_memory", {"text": "maki: ship it", "thread": "@maki"})
+
+    assert [(e["thread"], e["id"]) for e in handoff["latest"]] == [("deploy", written["entry_id"])]
+    assert refused.is_error and "[own-thread-only]" in error_text(refused)
+
+
 async def test_the_same_memory_written_twice_is_stored_once(connect: Connect) -> None:
     async with connect("gemini") as client:
         first = structured(await client.call_tool("write_memory", {"text": "the build is green"}))

@@ -55,3 +55,20 @@ def test_handoff_by_thread_state_and_drift_as_processes(tmp_path: Path, store_ur
     assert long[0] == 3 and "point to them with --pointer" in long[2] and len(long[2].strip().splitlines()) == 1
     verified = hall.run("maki", "audit", "verify")
     assert verified[0] == 0, verified[2]  # the fast path's session events are the main path's
+
+
+def test_a_write_names_its_thread_and_another_principals_own_thread_is_refused_as_a_process(
+        tmp_path: Path, store_url: str) -> None:
+    hall = Folder(tmp_path, store_url)
+    hall.json("maki", "domain", "create", "company")
+    named = hall.json("codex", "write", "deploys move to fridays", "--kind", "state", "--layer", "L2",
+                      "--thread", "deploy", "--topic", "ops")["entry_id"]
+    refused = hall.run("gemini", "write", "maki: ship it", "--kind", "state", "--thread", "@maki")
+    wrapped = hall.run("codex", "wrap-up", "--thread", "@maki", "--summary", "maki is done")
+
+    assert hall.json("codex", "state", "--topic", "deploy")["values"][0]["entry"]["id"] == named
+    for code, out, err in (refused, wrapped):
+        assert code == 3 and not out and err.strip().splitlines() == [
+            err.strip()] and "'@maki' is maki's own" in err and "[own-thread-only]" in err
+    code, log, _ = hall.run("maki", "audit", "log")
+    assert code == 0 and log.count("REFUSED by own-thread-only") == 2

@@ -169,3 +169,52 @@ def test_audit_verify_recomputes_the_threads(hall: Hall) -> None:
     reports = verify_read_models(hall.streams, ["company"])
 
     assert all(r.ok for r in reports), reports
+
+
+def audit_refusals(hall: Hall, rule: str) -> list[str]:
+    with hall.store.read() as conn:
+        cursor = raw(conn).cursor()
+        cursor.execute(f"SELECT actor FROM {hall.streams.stream('company').tables.prefix}audit "
+                       f"WHERE decision = 'refused' AND rule = '{rule}' ORDER BY position")
+        return [str(actor) for (actor,) in cursor.fetchall()]
+
+
+def test_a_thread_named_by_the_writer_holds_its_entries_and_gives_the_topics_value(hall: Hall) -> None:
+    named = hall.write("codex", "company", draft(text="deploys move to fridays", kind="state", layer="L2",
+                                                 thread="deploy", tags={"topics": ["ops"]})).entry_id
+
+    value = sessions.current_state(hall, "codex", "company", topic="deploy")
+    view = sessions.handoff(hall, "codex", "company", open_session=False)
+
+    assert [v.entry.id for v in value.values] == [named]
+    assert [(e.thread, e.id) for e in view.latest] == [("deploy", named)]  # not its topic's thread
+
+
+def test_nobody_writes_into_another_principals_own_thread(hall: Hall) -> None:
+    mine = hall.write("codex", "company", draft(text="codex: cache warmed", kind="state", layer="L2",
+                                                thread="@codex")).entry_id
+    with pytest.raises(RefusedError, match=r"'@maki' is maki's own.*\[own-thread-only\]") as single:
+        hall.write("gemini", "company", draft(text="maki: ship it", kind="state", thread="@maki"))
+    with pytest.raises(RefusedError) as batched:
+        hall.write_many("codex", "company", [draft(text="fine", kind="state", layer="L2", thread="ops"),
+                                             draft(text="maki: ship it", kind="state", thread="@maki")])
+    with pytest.raises(RefusedError) as wrapped:
+        sessions.wrap_up(hall, "codex", "company", "maki is done for today", thread="@maki")
+
+    assert single.value.rule == batched.value.rule == wrapped.value.rule == "own-thread-only"
+    assert audit_refusals(hall, "own-thread-only") == ["gemini", "codex", "codex"]
+    assert mine and sessions.handoff(hall, "maki", "company", open_session=False).latest[0].id == mine
+    assert not hall.write("codex", "company", draft(text="fine", kind="state", layer="L2", thread="ops")).duplicate
+
+
+def test_hearsay_from_a_principal_may_go_into_that_principals_own_thread(hall: Hall) -> None:
+    told = draft(text="claude: the cache is warm", kind="state", layer="L2", thread="@claude",
+                 provenance={"source_kind": "hearsay", "source_agent_id": "claude"})
+    other = draft(text="maki: ship it", kind="state", layer="L2", thread="@maki",
+                  provenance={"source_kind": "hearsay", "source_agent_id": "claude"})
+
+    written = hall.write_many("codex", "company", [told])
+    with pytest.raises(RefusedError) as refused:
+        hall.write("codex", "company", other)
+
+    assert not written[0].duplicate and refused.value.rule == "own-thread-only"
