@@ -136,7 +136,7 @@ class EntryDraft(BaseModel):
         return tuple(sorted({principal_name(n) for n in names}))
 
     @field_validator("text", "interpretation", "session_id", "pending_requests", "pointers",
-                     "idempotency_key", mode="before")
+                     "idempotency_key", "thread", mode="before")
     @classmethod
     def _storable(cls, value: Any) -> Any:
         return _storable(value)
@@ -147,6 +147,18 @@ class EntryDraft(BaseModel):
         if not text.strip():
             raise ValueError("text must not be empty")
         return text
+
+    @field_validator("thread")
+    @classmethod
+    def _thread_name(cls, thread: str | None) -> str | None:
+        if thread is None:
+            return None
+        name = thread.strip()
+        if not name:
+            raise ValueError("a thread name must not be blank")
+        if name == "@":
+            raise ValueError("'@' alone names nobody: @NAME is the thread of NAME's own entries")
+        return name
 
     def initial_confidence(self, implanted: int = DEFAULT_IMPLANTED_CONFIDENCE) -> int:
         if self.confidence is not None:

@@ -34,6 +34,9 @@ def written(**fields: object) -> Entry:
         ({"text": "x", "kind": "rumour"}, "kind"),
         ({"text": "   "}, "text must not be empty"),
         ({"text": "x", "colour": "red"}, "colour"),
+        ({"text": "x", "thread": "   "}, "a thread name must not be blank"),
+        ({"text": "x", "thread": "@"}, "'@' alone names nobody"),
+        ({"text": "x", "thread": "a\x00b"}, "NUL"),
     ],
 )
 def test_invalid_values_are_refused_with_one_line(fields: dict[str, object], message: str) -> None:
@@ -48,6 +51,10 @@ def test_invalid_values_are_refused_with_one_line(fields: dict[str, object], mes
 def test_a_domain_name_must_be_a_slug(bad: str) -> None:
     with pytest.raises(InvalidValueError):
         domain_name(bad)
+
+
+def test_a_thread_name_is_kept_without_the_spaces_around_it() -> None:
+    assert draft(text="x", thread="  deploy ").thread == "deploy"
 
 
 def test_initial_confidence_follows_provenance() -> None:
