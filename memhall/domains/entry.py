@@ -14,6 +14,7 @@ from memhall.domains.aggregate import Aggregate, created
 from memhall.domains.dynamics.encoding import EncodingRecord
 from memhall.domains.errors import InvalidTransitionError, InvalidValueError
 from memhall.domains.values import (
+    clean_text,
     DEFAULT_IMPLANTED_CONFIDENCE,
     INITIAL_CONFIDENCE,
     BeliefState,
@@ -339,6 +340,8 @@ class Entry(Aggregate):
 
     def supersede(self, by_entry: UUID, *, actor: str, rule: str, reason: str | None = None) -> None:
         self._require_active("supersede")
+        if reason is not None:
+            clean_text(reason, "reason")
         self._superseded(by_entry=by_entry, reason=reason, actor=actor, rule=rule)
 
     @event(Superseded)
@@ -351,6 +354,7 @@ class Entry(Aggregate):
             raise InvalidTransitionError(f"entry {self.id} is already retired")
         if not reason.strip():
             raise InvalidValueError("retiring needs a reason")
+        clean_text(reason, "reason")
         self._retired(reason=reason, actor=actor, rule=rule)
 
     @event(Retired)
@@ -361,6 +365,7 @@ class Entry(Aggregate):
         if self.kind is not Kind.OPEN_LOOP:
             raise InvalidTransitionError(f"entry {self.id} is a {self.kind.value}, not an open loop")
         self._require_active("close")
+        clean_text(note, "note")
         self._loop_closed(by_entry=by_entry, note=note, actor=actor, rule=rule)
 
     @event(OpenLoopClosed)
@@ -413,6 +418,7 @@ class Entry(Aggregate):
             )
         if not reason.strip():
             raise InvalidValueError("demotion needs a reason")
+        clean_text(reason, "reason")
         self._demoted(from_layer=self.layer, to_layer=to_layer, reason=reason, actor=actor, rule=rule)
 
     @event(Demoted)

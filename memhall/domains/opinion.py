@@ -20,6 +20,7 @@ from enum import Enum
 from eventsourcing.domain import event
 
 from memhall.domains.aggregate import Aggregate
+from memhall.domains.values import clean_text
 from memhall.domains.errors import InvalidTransitionError, InvalidValueError
 
 #: the category source trust is stored under (issue 12: trust is a subjective claim)
@@ -166,6 +167,7 @@ class SubjectiveClaim(Aggregate):
             raise InvalidTransitionError(f"subjective claim {self.id} is already withdrawn")
         if not reason.strip():
             raise InvalidValueError("withdrawing needs a reason")
+        clean_text(reason, "reason")
         self._withdrawn(reason=reason, actor=actor, rule=rule)
 
     @event(Withdrawn)

@@ -20,7 +20,7 @@ from memhall.domains.aggregate import Aggregate
 from memhall.domains.canon import CANON_REMINDERS, canon_progress
 from memhall.domains.errors import InvalidTransitionError, InvalidValueError, RefusedError
 from memhall.domains.session import Session
-from memhall.domains.values import Layer
+from memhall.domains.values import Layer, clean_text
 
 __all__ = ["CANON_REMINDERS", "canon_progress"]
 
@@ -173,6 +173,7 @@ class Promotion(Aggregate):
         if not reason.strip():
             what = "--stale-fact" if path is PromotionPath.STALE_FACT else "--reason"
             raise InvalidValueError(f"a nomination needs its grounds ({what})")
+        clean_text(reason, "reason")
         members = tuple(sorted(set(council))) if path is PromotionPath.CANON else ()
         return cls(entry_id=entry_id, from_layer=from_layer, to_layer=to_layer, path=path,
                    reason=reason.strip(), actor=actor, rule=rule, council=members)
@@ -228,6 +229,7 @@ class Promotion(Aggregate):
                                rule=COUNCIL_RULE)
         if not reason.strip():
             raise InvalidValueError("a dissent position needs its reason (--reason)")
+        clean_text(reason, "reason")
         self._position_recorded(position=position, reason=reason.strip(), actor=actor, rule=rule)
 
     @event(PositionRecorded)
@@ -271,6 +273,7 @@ class Promotion(Aggregate):
         self._require_open("reject")
         if not reason.strip():
             raise InvalidValueError("a rejection needs a reason")
+        clean_text(reason, "reason")
         self._rejected(reason=reason, actor=actor, rule=rule)
 
     @event(Rejected)
@@ -279,6 +282,7 @@ class Promotion(Aggregate):
 
     def withdraw(self, reason: str, *, actor: str, rule: str) -> None:
         self._require_open("withdraw")
+        clean_text(reason, "reason")
         self._withdrawn(reason=reason or "withdrawn", actor=actor, rule=rule)
 
     @event(Withdrawn)

@@ -16,6 +16,7 @@ from enum import Enum
 from eventsourcing.domain import event
 
 from memhall.domains.aggregate import Aggregate
+from memhall.domains.values import clean_text
 from memhall.domains.errors import InvalidTransitionError, InvalidValueError
 
 _NAMESPACE = uuid.UUID("9b4d3f0e-58a1-4c2d-8e7f-2a6c1d9e0b31")
@@ -121,6 +122,7 @@ class Relationship(Aggregate):
             raise InvalidTransitionError(f"relationship {self.id} has already ended")
         if not reason.strip():
             raise InvalidValueError("ending a relationship needs a reason")
+        clean_text(reason, "reason")
         self._ended(reason=reason, actor=actor, rule=rule)
 
     @event(Ended)

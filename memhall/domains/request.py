@@ -9,6 +9,7 @@ from uuid import UUID
 from eventsourcing.domain import event
 
 from memhall.domains.aggregate import Aggregate
+from memhall.domains.values import clean_text
 from memhall.domains.errors import InvalidTransitionError, InvalidValueError
 
 #: how long a request stays open unless the caller says otherwise
@@ -78,6 +79,8 @@ class MemoryRequest(Aggregate):
     ) -> MemoryRequest:
         if not need.strip():
             raise InvalidValueError("a memory request needs a need (--need)")
+        clean_text(need, "need")
+        clean_text(seat, "seat")
         if not seat.strip():
             raise InvalidValueError("a memory request names the seat it is for (--seat)")
         if expires_in <= timedelta(0):

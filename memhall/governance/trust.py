@@ -29,7 +29,7 @@ from memhall.domains.belief import check_confidence
 from memhall.domains.belief.hearsay import NEUTRAL_TRUST
 from memhall.domains.entry import EntryDraft
 from memhall.domains.errors import GuardrailError, InvalidValueError, NotFoundError
-from memhall.domains.values import SourceKind, principal_name
+from memhall.domains.values import SourceKind, clean_text, principal_name
 from memhall.governance.hall import Hall
 from memhall.governance.projection.schema import from_iso
 from memhall.governance.streams import DomainStream
@@ -152,6 +152,7 @@ def set_trust(hall: Hall, actor: str, domain: str, *, source: str, value: float,
         observer = principal_name(observer)
     if not reason.strip():
         raise InvalidValueError("setting trust needs a reason (--reason)")
+    clean_text(reason, "reason")
     if not 0.0 <= value <= 1.0:
         raise InvalidValueError(f"trust must be between 0 and 1, not {value}")
     topic = topic.strip().lower() if topic else None
