@@ -127,6 +127,7 @@ def pending(hall: Hall, actor: str, domain: str, *, seat: str | None = None,
             limit: int = 50) -> list[RequestView]:
     """Open requests, oldest first; an overdue one is not open (see the module note)."""
     stream, _ = hall.ask(actor, Action.READ, domain)
+    seat = principal_name(seat) if seat is not None else None
     return open_requests(hall.store.read, stream, hall.clock(), seat=seat, limit=limit)
 
 

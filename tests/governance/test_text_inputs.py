@@ -54,3 +54,8 @@ def test_text_holding_a_nul_is_refused_with_one_line_and_nothing_of_it_is_stored
 
     assert "contains a NUL character" in str(refused.value) and "\n" not in str(refused.value)
     assert all(report.ok for report in verify_read_models(hall.streams, ["company"]))
+
+
+def test_a_seat_asked_for_that_no_principal_could_have_is_one_line_not_a_query(hall: Hall) -> None:
+    with pytest.raises(MemhallError, match="invalid principal name"):
+        requests.pending(hall, "codex", "company", seat="gem\x00ini")
