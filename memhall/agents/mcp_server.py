@@ -27,7 +27,8 @@ from memhall.agents.results import (
     PromotionStep,
     WhyGraph,
 )
-from memhall.domains.entry import Tags, draft
+from memhall.domains.entry import draft
+from memhall.domains.entry import tags as entry_tags
 from memhall.domains.promotion import Stance
 from memhall.domains.values import Kind, SourceKind
 from memhall.domains.belief.drawing import as_dict
@@ -134,8 +135,9 @@ def build_server(agent: Agent, *, verbose: bool = False) -> MCPServer:
         """Memories you hold that are relevant to a query, best first, each with its layer; or
         "no memory of that". Relevance, not current state: use get_handoff for where things
         stand. Records once which memories it handed you."""
-        tags = Tags(people=tuple(people), places=tuple(places), topics=tuple(topics))
-        return governed(lambda: relevant(hall, actor, domain, query, tags=tags, max_items=max_items))
+        return governed(lambda: relevant(hall, actor, domain, query, max_items=max_items,
+                                         tags=entry_tags(people=tuple(people), places=tuple(places),
+                                                         topics=tuple(topics))))
 
     @server.tool(title="Search history", annotations=READS)
     def search_history(query: Annotated[str, Field(min_length=1)],

@@ -9,7 +9,7 @@ import click
 from memhall.cli.context import ID, App, emit, json_option, note
 from memhall.cli.options import HOURS, limit_option
 from memhall.cli.table import listing
-from memhall.domains.entry import Tags
+from memhall.domains.entry import tags as entry_tags
 from memhall.governance import requests
 from memhall.governance.ids import IdKind
 from memhall.ledgers import markdown, records
@@ -39,7 +39,7 @@ def materialize(app: App, seat: str, task: str, people: tuple[str, ...], places:
     """Hand SEAT the memory it may rely on for a task: ledgers A, B and C (system chair only)."""
     done = materialize_for(
         app.hall, app.actor, app.domain, seat=seat, task=task,
-        tags=Tags(people=people, places=places, topics=topics),
+        tags=entry_tags(people=people, places=places, topics=topics),
         budget=Budget(max_items=max_items, max_tokens=max_tokens), explain=explain,
     )
     note(f"recorded as materialization {done.record_id}")

@@ -8,7 +8,7 @@ import click
 
 from memhall.cli.context import App, emit, json_option
 from memhall.cli.options import MOMENT
-from memhall.domains.entry import Tags
+from memhall.domains.entry import tags as entry_tags
 from memhall.ledgers.recall.embedding_match import configured
 from memhall.ledgers.recall.observer import (
     DEFAULT_ITEMS,
@@ -45,7 +45,7 @@ def recall(app: App, query: str, actor: str | None, people: tuple[str, ...], pla
     if actor:
         app.actor_arg = actor
     done = recall_for(app.hall, app.actor, app.domain, query,
-                      tags=Tags(people=people, places=places, topics=topics), max_items=max_items,
+                      tags=entry_tags(people=people, places=places, topics=topics), max_items=max_items,
                       max_tokens=max_tokens, explain=explain, as_of=as_of, record=not no_record,
                       embedder=configured(), dynamics=load_dynamics(app.policy_dir()))
     emit(app, done, lambda: rendered(done))

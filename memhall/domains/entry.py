@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 from uuid import UUID
 
 from eventsourcing.domain import event
@@ -179,13 +179,27 @@ class EntryDraft(BaseModel):
 
 def draft(**fields: Any) -> EntryDraft:
     """Build a draft, turning pydantic's report into one clear line."""
+    return one_line(EntryDraft, (), "entry", **fields)
+
+
+def tags(**fields: Any) -> Tags:
+    """People, places and topics, or one clear line."""
+    return one_line(Tags, ("tags",), "tags", **fields)
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def one_line(model: type[M], under: tuple[str, ...], whole: str, **fields: Any) -> M:
+    """`model(**fields)`, or pydantic's first complaint as one clear line (`InvalidValueError`)
+    naming the field (after `under`), or `whole` when it is about the whole model."""
     from pydantic import ValidationError
 
     try:
-        return EntryDraft(**fields)
+        return model(**fields)
     except ValidationError as error:
         first = error.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "entry"
+        where = ".".join([*under, *(str(p) for p in first["loc"])]) or whole
         message = str(first["msg"]).removeprefix("Value error, ")
         raise InvalidValueError(f"invalid {where}: {message}") from None
 

@@ -18,7 +18,7 @@ from sqlalchemy import Connection, select
 from memhall.domains.entry import Entry, draft
 from memhall.domains.errors import InvalidValueError, MemhallError, NotFoundError
 from memhall.domains.session import Session as WorkSession
-from memhall.domains.values import HANDOFF_KINDS, Kind, Layer, principal_name
+from memhall.domains.values import HANDOFF_KINDS, Kind, Layer, clean_text, principal_name
 from memhall.domains.moments import iso
 from memhall.governance import threads, waiting
 from memhall.governance.hall import Hall
@@ -108,6 +108,9 @@ def wrap_up(
     actor = principal_name(actor)
     if not summary.strip():
         raise InvalidValueError("a wrap-up needs a summary (--summary or stdin)")
+    for value, what in ((session_id, "session id"), (idempotency_key, "idempotency key")):
+        if value is not None:
+            clean_text(value, what)  # looked up before anything is stored
     stream = hall.stream(domain, actor=actor, action=Action.WRAP_UP)
     with hall.writing(stream) as session:
         request = PolicyRequest(
