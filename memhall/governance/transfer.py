@@ -30,7 +30,7 @@ from memhall.domains.dynamics.encoding import EncodingRecord
 from memhall.domains.entry import EntryDraft, draft
 from memhall.domains.errors import InvalidValueError
 from memhall.domains.moments import iso
-from memhall.domains.values import principal_name
+from memhall.domains.values import principal_name, text_problem
 from memhall.governance import bulkload, fulltext, threads
 from memhall.governance.batch import Pending, write_batch
 from memhall.governance.hall import Hall
@@ -87,7 +87,9 @@ def jsonl(lines: Iterable[bytes]) -> Iterator[Line]:
         unknown = sorted(set(data) - set(FIELDS))
         if unknown:
             raise InvalidValueError(f"line {number}: unknown field {unknown[0]!r} (known: {', '.join(FIELDS)})")
-        yield Line(number, line_key(data.get("key"), raw_line), data)
+        # orjson refuses bytes that are not UTF-8: a NUL or a lone surrogate comes as an escape
+        yield Line(number, line_key(data.get("key"), raw_line),
+                   storable(number, data) if b"\\u" in raw_line else data)
 
 
 def notes(folder: Path) -> Iterator[Line]:
@@ -116,10 +118,33 @@ def notes(folder: Path) -> Iterator[Line]:
         relative = path.relative_to(folder).as_posix()
         # an edited note is a new memory: its key names the path and the content
         fields["key"] = line_key(meta.get("key"), f"{relative}\0".encode() + content)
-        yield Line(number, str(fields["key"]), fields)
+        yield Line(number, str(fields["key"]), storable(number, fields))
 
 
-def _moment(value: Any, number: int) -> datetime | None:
+def storable(number: int, fields: dict[str, Any]) -> dict[str, Any]:
+    """A line's fields, if every text in them can be stored (a field looked up before it
+    reaches an entry, as `supersedes`, too); otherwise one line naming the first that cannot."""
+    for name, value in fields.items():
+        for text in _texts(value):
+            problem = text_problem(text)
+            if problem is not None:
+                raise InvalidValueError(f"line {number}: invalid {name}: {problem}")
+    return fields
+
+
+def _texts(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield str(key)
+            yield from _texts(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _texts(item)
+
+
+def _moment(value: Any) -> datetime | None:
     if value is None or value == "":
         return None
     if isinstance(value, datetime):
@@ -130,7 +155,7 @@ def _moment(value: Any, number: int) -> datetime | None:
         try:
             moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
         except ValueError:
-            raise InvalidValueError(f"line {number}: occurred_at {value!r} is not an ISO date or time") from None
+            raise InvalidValueError(f"occurred_at {value!r} is not an ISO date or time") from None
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
@@ -150,18 +175,18 @@ def to_draft(line: Line, actor: str) -> EntryDraft:
     tags = f.get("tags") or {}
     if not isinstance(tags, dict):
         tags = {"topics": _strings(tags)}
-    author = principal_name(str(f["author"])) if f.get("author") else actor
-    source = str(f.get("source") or "firsthand").lower()
-    if author != actor and source == "firsthand":
-        source = "hearsay"  # the author saw it; the importer did not
     try:
+        author = principal_name(str(f["author"])) if f.get("author") else actor
+        source = str(f.get("source") or "firsthand").lower()
+        if author != actor and source == "firsthand":
+            source = "hearsay"  # the author saw it; the importer did not
         return draft(
             text=f["text"], kind=f.get("kind") or "episode", layer=str(f.get("layer") or "L1").upper(),
             tags={k: _strings(v) for k, v in tags.items()},
             provenance={"source_kind": source, "evidence_refs": _strings(f.get("evidence")),
                         "source_agent_id": author if source == "hearsay" else None},
             thread=str(f["thread"]) if f.get("thread") else None,
-            occurred_at=_moment(f.get("occurred_at"), n),
+            occurred_at=_moment(f.get("occurred_at")),
             idempotency_key=KEY_PREFIX + line.key,
         )
     except InvalidValueError as error:

@@ -9,7 +9,7 @@ from uuid import UUID
 import pytest
 
 from memhall.domains.entry import draft
-from memhall.domains.errors import PolicyDeniedError
+from memhall.domains.errors import InvalidValueError, PolicyDeniedError
 from memhall.governance import history, sessions, transfer
 from memhall.governance.hall import Hall
 
@@ -107,3 +107,29 @@ def test_a_large_import_leaves_the_full_text_index_in_one_segment(sqlite_hall: H
     assert full_text_segments(hall) == 1
     found = history.search(hall, "codex", "company", "export job", limit=100)
     assert len(found.results) == 60
+
+
+@pytest.mark.parametrize("field", ["text", "author", "occurred_at", "thread", "supersedes", "key", "tags",
+                                   "evidence", "kind"])
+def test_a_line_with_text_that_cannot_be_stored_is_one_line_naming_it_and_nothing_is_written(
+        hall: Hall, field: str) -> None:
+    bad = {"text": "the nas is full", "layer": "L2", field: "disk\u0000full"}
+    if field in ("tags", "evidence"):
+        bad[field] = ["disk\u0000full"]
+
+    with pytest.raises(InvalidValueError) as refused:
+        transfer.run_import(hall, "codex", "company", transfer.jsonl(lines([FLIPS[0], bad])))
+
+    assert str(refused.value) == f"line 2: invalid {field}: contains a NUL character"
+    assert history.search(hall, "codex", "company", "nas").results == []
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [
+    ("author", "Not A Name!", "line 1: invalid principal name 'Not A Name!'"),
+    ("occurred_at", "yesterday", "line 1: occurred_at 'yesterday' is not an ISO date or time"),
+])
+def test_a_bad_author_or_time_names_its_line_once(hall: Hall, field: str, value: str, message: str) -> None:
+    with pytest.raises(InvalidValueError) as refused:
+        transfer.run_import(hall, "codex", "company", transfer.jsonl(lines([{"text": "x", field: value}])))
+
+    assert str(refused.value) == message
