@@ -19,7 +19,7 @@ from pathlib import Path
 from memhall.agents import briefing, transcript
 from memhall.agents.payload import HookInput
 from memhall.domains.entry import draft
-from memhall.domains.values import Kind, Layer
+from memhall.domains.values import Kind, Layer, scrubbed
 from memhall.governance import agent_sessions, promotions, sessions
 from memhall.governance.agent_sessions import KeyedSession
 from memhall.governance.hall import Hall
@@ -66,7 +66,7 @@ def start(job: HookRun, key: str) -> str:
 
 def _draft(job: HookRun, key: str, reply: str | None) -> None:
     if reply:
-        agent_sessions.save_draft(job.hall, job.actor, job.domain, key, clip(reply, SUMMARY_CHARS))
+        agent_sessions.save_draft(job.hall, job.actor, job.domain, key, clip(scrubbed(reply), SUMMARY_CHARS))
 
 
 def end(job: HookRun, hook: HookInput, key: str) -> agent_sessions.Closing:
@@ -79,7 +79,7 @@ def end(job: HookRun, hook: HookInput, key: str) -> agent_sessions.Closing:
             or (agent_sessions.draft_body(active.text) if active else None)
             or f"{hook.agent} session ended ({hook.source or 'no reason given'}) and left no "
                "summary: no wrap-up file, no reply in its transcript, no draft.")
-    summary, pointers = _fitted(job, keyed, text)
+    summary, pointers = _fitted(job, keyed, scrubbed(text))
     return agent_sessions.close_keyed(job.hall, job.actor, job.domain, key, summary, pointers)
 
 

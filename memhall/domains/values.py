@@ -147,6 +147,15 @@ def text_problem(value: str) -> str | None:
     return None
 
 
+def scrubbed(value: str) -> str:
+    """`value` with each character text cannot hold (a NUL, a lone surrogate) replaced by
+    U+FFFD: for text nobody typed at memhall (an agent's reply, a transcript, a file it wrote),
+    which is kept rather than refused."""
+    if text_problem(value) is None:
+        return value
+    return "".join("\ufffd" if c == "\x00" or "\ud800" <= c <= "\udfff" else c for c in value)
+
+
 def clean_text(value: str, what: str) -> str:
     """`value`, if it can be stored as text; otherwise one clear error."""
     problem = text_problem(value)

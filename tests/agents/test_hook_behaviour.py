@@ -33,6 +33,17 @@ def test_pre_compact_keeps_the_transcripts_last_reply_as_the_draft(project: Proj
     assert not project.session(session_id).closed
 
 
+def test_a_reply_holding_what_text_cannot_store_is_kept_with_a_replacement_character(project: Project) -> None:
+    session_id = start(project, "claude")
+
+    result = project.invoke("claude", "stop", project.payload(
+        "claude", "stop", last_assistant_message="exported \x00 rows \ud800 done"))
+
+    assert (result.exit_code, result.stderr) == (0, "")
+    [draft] = project.entries(kind="wrap-up", layer="L1")
+    assert draft.text == f"[draft 1 of session {session_id[:8]}] exported \ufffd rows \ufffd done"
+
+
 def test_a_second_start_of_the_same_agent_session_opens_nothing(project: Project) -> None:
     first = start(project, "claude")
     events = project.event_count()
