@@ -36,13 +36,19 @@ def mcp(ctx: click.Context, actor: str | None, domain: str | None, store: str | 
     from memhall.policies.engine import PolicySet
     from memhall.policies.folder import policy_directory
 
+    from memhall.agents.wiring import require_agent
+    from memhall.governance.project import load_defaults
+
     root = ctx.find_root().params
-    actor = actor or root.get("actor")
+    defaults = load_defaults()  # the project's, as for the CLI: flags and environment win
+    actor = actor or root.get("actor") or defaults.actor
     if not actor:
-        raise InvalidValueError("no acting principal: pass --as NAME or set MEMHALL_AGENT")
+        raise InvalidValueError("no acting principal: pass --as NAME, set MEMHALL_AGENT, or set `as` in "
+                                ".memhall/config.toml")
     hall = Hall(Store(locate(store or root.get("store"))),
                 PolicySet.load(policy_directory(policy or root.get("policy"))))
-    chosen = _domain(hall.domain_names(), domain or root.get("domain"))
+    require_agent(hall, actor, "memhall mcp", "pass --as AGENT, the agent's own name")
+    chosen = _domain(hall.domain_names(), domain or root.get("domain") or defaults.domain)
     serve(Agent(hall, actor, chosen), verbose=bool(root.get("verbose")))
 
 

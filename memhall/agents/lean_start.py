@@ -36,7 +36,12 @@ def where(agent: str, actor: str | None, domain: str | None, root_store: str | N
 
     domain = domain or root_domain
     if not domain:
-        raise InvalidValueError("no domain: pass --domain NAME or set MEMHALL_DOMAIN")
+        from memhall.governance.project import load_defaults
+
+        domain = load_defaults(cwd).domain  # the project's default, as for the CLI (never its `as`)
+    if not domain:
+        raise InvalidValueError("no domain: pass --domain NAME, set MEMHALL_DOMAIN, or set `domain` in "
+                                ".memhall/config.toml")
     url = locate(root_store, cwd=cwd, create=False)
     return Where(actor or root_actor or agent, domain, url, policy_directory(root_policy, cwd))
 

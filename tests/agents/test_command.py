@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from memhall.cli.context import App
@@ -39,7 +40,27 @@ def test_without_an_identity_it_says_how_to_give_one(hall: Hall, store_url: str)
     code, output = mcp(store_url, "--domain", "company")
 
     assert code == 1
-    assert "pass --as NAME or set MEMHALL_AGENT" in output
+    assert "pass --as NAME, set MEMHALL_AGENT, or set `as` in .memhall/config.toml" in output
+
+
+def test_a_human_of_roles_yaml_is_never_served(hall: Hall, store_url: str) -> None:
+    code, output = mcp(store_url, "--as", "maki", "--domain", "company")
+
+    assert code == 1
+    assert "maki is a human in roles.yaml, and memhall mcp acts for an agent: pass --as AGENT" in output
+
+
+def test_the_projects_config_gives_its_identity_and_domain(
+        hall: Hall, store_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / ".memhall").mkdir()
+    (tmp_path / ".memhall" / "config.toml").write_text('as = "maki"\ndomain = "sales"\n')
+    monkeypatch.chdir(tmp_path)
+
+    refused = mcp(store_url)
+    unknown = mcp(store_url, "--as", "codex")
+
+    assert refused[0] == 1 and "maki is a human in roles.yaml" in refused[1]
+    assert unknown[0] == 1 and "unknown domain 'sales'" in unknown[1]
 
 
 def test_other_commands_never_import_the_mcp_sdk(hall: Hall, store_url: str, tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 
@@ -12,7 +13,8 @@ from memhall.governance import sessions
 from memhall.governance.charters import adopt
 from memhall.governance.hall import Hall
 from memhall.policies.engine import PolicySet
-from tests.agents.conftest import Project, context_of
+from tests.agents.conftest import ROOT, Project, context_of
+from tests.processes import run_memhall
 
 
 def start(project: Project, agent: str, **fields: str) -> str:
@@ -133,6 +135,32 @@ def test_a_refused_wrap_up_is_one_line_exit_0_and_recorded(project: Project) -> 
     assert len(result.stderr.splitlines()) == 1 and "wrap_up" in result.stderr
     refusals = [t for t in project.hall.streams.topics("company") if "Refus" in t]
     assert refusals
+
+
+def test_a_hook_never_acts_as_a_human_of_roles_yaml(project: Project) -> None:
+    events = project.event_count()
+
+    result = project.invoke("claude", "session-start", project.payload("claude", "session-start"), "--as", "maki")
+
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr.splitlines() == [
+        "memhall hook session-start (claude): maki is a human in roles.yaml, and claude's hook acts for an "
+        "agent: give it the agent's own name (`hooks install --as AGENT` bakes it in), or unset MEMHALL_AGENT "
+        "in the agent's environment"]
+    assert project.event_count() == events  # no session opened as the human
+
+
+def test_a_hook_takes_the_domain_from_the_projects_config(project: Project) -> None:
+    (project.root / ".memhall").mkdir(exist_ok=True)
+    (project.root / ".memhall" / "config.toml").write_text('domain = "company"\nas = "maki"\n')
+    args = [a for a in project.args("codex", "session-start") if a not in ("--domain", "company")]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMHALL_")} | {"PYTHONPATH": str(ROOT)}
+
+    done = run_memhall(args, cwd=project.root, env=env,
+                       input=json.dumps(project.payload("codex", "session-start")))
+
+    assert (done.returncode, done.stderr) == (0, "")
+    assert 'domain=\\"company\\" as=\\"codex\\"' in done.stdout  # the project's domain, never its `as`
 
 
 @pytest.mark.parametrize("stdin, message", [
