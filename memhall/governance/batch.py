@@ -22,7 +22,9 @@ from memhall.governance.views import WriteResult
 from memhall.governance.write_checks import (
     check_pending,
     check_provenance,
+    check_session,
     check_thread,
+    session_owners,
     replayed_in,
     same_active,
 )
@@ -69,6 +71,7 @@ def write_batch(hall: Hall, actor: str, domain: str, entries: list[EntryDraft],
         written: set[str] = set()
         replaced: dict[UUID, Entry] = {}
         seen = stream.live_entries(session, keys)
+        owners = session_owners(session, stream, [e.session_id for e in entries if e.session_id])
         replays = stream.replays(session, [e.idempotency_key for e in entries if e.idempotency_key])
         if pending is not None:  # what the batches ahead wrote, as if committed
             for key in keys:
@@ -88,6 +91,7 @@ def write_batch(hall: Hall, actor: str, domain: str, entries: list[EntryDraft],
             check_provenance(hall.refusals, session, stream, request, entry, hall.implanted_confidence)
             check_thread(hall.refusals, session, stream, request, entry.thread, actor,
                          entry.provenance.source_agent_id)
+            check_session(hall.refusals, session, stream, request, entry.session_id, actor, owners)
             target_id = supersedes[index] if supersedes else None
             target = (hall.supersede_target(session, stream, actor, entry, target_id)
                       if target_id is not None and target_id not in replaced else None)

@@ -49,7 +49,9 @@ from memhall.governance.write_checks import (
     active_duplicate,
     check_pending,
     check_provenance,
+    check_session,
     check_thread,
+    session_owners,
     replayed_entry,
 )
 from memhall.policies.files import PolicySource
@@ -237,7 +239,8 @@ class Hall:
         )
         # A new entry is made before the lock where it can be (`prepared`), so the writers
         # of a domain overlap in all but taking their turn in its log.
-        ready = prepared.prepare(self, stream, request, entry, encoding) if supersedes is None else None
+        ready = (prepared.prepare(self, stream, request, entry, encoding)
+                 if supersedes is None and self._own_session(stream, entry, actor) else None)
         keyed = [entry.idempotency_key] if entry.idempotency_key else []
         with self.writing(stream, dedup=[entry.dedup_key()], replay=keyed,
                           rows=[("threads", thread)]) as session:
@@ -251,6 +254,7 @@ class Hall:
             check_provenance(self.refusals, session, stream, request, entry, self.implanted_confidence)
             check_thread(self.refusals, session, stream, request, entry.thread, actor,
                          entry.provenance.source_agent_id)
+            check_session(self.refusals, session, stream, request, entry.session_id, actor)
             target = (self.supersede_target(session, stream, actor, entry, supersedes)
                       if supersedes is not None else None)
             if target is not None and not (reason.strip() or entry.provenance.evidence_refs
@@ -292,6 +296,14 @@ class Hall:
                                                rule=decision.rule_id))
         return WriteResult(entry_id=str(new.id), domain=stream.name, layer=entry.layer.value,
                            rule=decision.rule_id)
+
+    def _own_session(self, stream: DomainStream, entry: EntryDraft, actor: str) -> bool:
+        """Whether the draft names no memhall session of another principal (else it is
+        decided, and refused, under the lock)."""
+        if not entry.session_id:
+            return True
+        with self.store.read() as conn:
+            return session_owners(conn, stream, [entry.session_id]).get(entry.session_id, actor) == actor
 
     def supersede_target(self, session: Connection, stream: DomainStream, actor: str,
                           entry: EntryDraft, target_id: UUID) -> tuple[Entry, PolicyRequest, Decision]:

@@ -4,10 +4,12 @@ against the active entries of its domain."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 from uuid import UUID
+from weakref import WeakKeyDictionary
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, select
 
 from memhall.domains.entry import Entry, EntryDraft, foreign_owner
 from memhall.domains.errors import GuardrailError, InvalidValueError, NotFoundError
@@ -76,6 +78,35 @@ def check_thread(refusals: Refusals, session: Connection, stream: DomainStream, 
         refusals.refuse(session, stream, request, GuardrailError(
             f"thread {thread!r} is {owner}'s own: write to yours (@{actor}) or to a shared "
             "thread (a topic name) [own-thread-only]"), rule="own-thread-only")
+
+
+#: per stream, the principal of each memhall session looked up (a session's owner never changes)
+_OWNERS: WeakKeyDictionary[DomainStream, dict[str, str]] = WeakKeyDictionary()
+
+
+def session_owners(conn: Connection, stream: DomainStream, session_ids: Iterable[str]) -> dict[str, str]:
+    """Who opened each of these memhall sessions (ids naming none are left out: an entry's
+    session may also be a label of its own, as a conversation's in an import)."""
+    known = _OWNERS.setdefault(stream, {})
+    wanted = sorted({s for s in session_ids if s and s not in known})
+    if wanted:
+        t = stream.tables.sessions
+        for ident, principal in conn.execute(select(t.c.id, t.c.principal).where(t.c.id.in_(wanted))):
+            known[str(ident)] = str(principal)
+    return {s: known[s] for s in session_ids if s in known}
+
+
+def check_session(refusals: Refusals, session: Connection, stream: DomainStream, request: PolicyRequest,
+                  session_id: str | None, actor: str, owners: dict[str, str] | None = None) -> None:
+    """An entry joins only a memhall session of its writer's own: another's would put it in
+    their session's working memory (and its wrap-up draft). `owners`: looked up already."""
+    if not session_id:
+        return
+    owner = (owners if owners is not None else session_owners(session, stream, [session_id])).get(session_id)
+    if owner is not None and owner != actor:
+        refusals.refuse(session, stream, request, GuardrailError(
+            f"session {session_id} belongs to {owner}, not {actor}: write in a session of your own "
+            "[own-session-only]"), rule="own-session-only")
 
 
 def check_pending(refusals: Refusals, session: Connection, stream: DomainStream,
