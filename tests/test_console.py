@@ -42,7 +42,8 @@ def served(hall: Hall, tmp_path: Path) -> Path:
                                           tags={"topics": ["billing"]}))
     sessions.wrap_up(hall, "codex", "company", "day one done", opens=["send reminders"])
     for actor in ("codex", "claude", "gemini"):
-        fast_handoff.remember_allowed(hall, actor, "company", None, (fast_handoff.HANDOFF, fast_handoff.READ))
+        fast_handoff.remember_allowed(hall, actor, "company", None, (fast_handoff.HANDOFF, fast_handoff.READ),
+                                      marks=(fast_handoff.AGENT,))
     work = tmp_path / "work"
     work.mkdir()
     return work

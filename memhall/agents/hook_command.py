@@ -95,7 +95,7 @@ def _remember(hall: Hall, actor: str, domain: str, policy: Path | None) -> None:
     from memhall.governance import fast_handoff
 
     fast_handoff.remember_allowed(hall, principal_name(actor), domain_name(domain), policy,
-                                  (fast_handoff.HANDOFF, fast_handoff.READ))
+                                  (fast_handoff.HANDOFF, fast_handoff.READ), marks=(fast_handoff.AGENT,))
 
 
 def _str(value: object) -> str | None:

@@ -44,6 +44,9 @@ if TYPE_CHECKING:
 CACHE_FORMAT = "memhall-handoff-decisions/2"
 #: the actions whose allowed answers are cached (`policies.model.Action` values)
 HANDOFF, READ = "handoff", "read"
+#: not a policy action: a hook's main path found the principal no human of roles.yaml (a hook
+#: never acts as one), so the hooks' fast path may serve it too
+AGENT = "agent"
 ENTRY_FIELDS = ("id", "domain", "layer", "kind", "text", "interpretation", "author", "session_id", "status",
                 "state", "confidence", "source_kind", "source_agent_id", "claim_root_id", "evidence_refs",
                 "people", "places", "topics", "pending_requests", "pointers", "superseded_by", "thread",
@@ -251,10 +254,11 @@ def _open(found: Allowed, request: Request, now: datetime, handed: tuple[str, ..
 
 
 def remember_allowed(hall: Hall, actor: str, domain: str, policy_dir: Path | None,
-                     actions: tuple[str, ...] = (HANDOFF,)) -> None:
+                     actions: tuple[str, ...] = (HANDOFF,), marks: tuple[str, ...] = ()) -> None:
     """After the main path answered: cache the hall's own allowed answers to (actor,
     action, domain) under the adopted policy, for the fast path of the next start.
-    Never a denial: the main path decides those, and records them."""
+    Never a denial: the main path decides those, and records them. `marks`: what the
+    main path checked besides (`AGENT`), kept beside the answers under the same charter."""
     from memhall.policies.model import Action, PolicyRequest, ResourceType
 
     store = sqlite_path(hall.store.url)
@@ -271,15 +275,22 @@ def remember_allowed(hall: Hall, actor: str, domain: str, policy_dir: Path | Non
     if not charter.adopted or seal.adopted(stream) != charter.adopted or seal.differs(stream):
         return
     digest = policy_digest(policy_dir)
+    rule = ""
     for action in actions:
         decision = hall.decide(stream, PolicyRequest(principal=actor, action=Action(action), domain=domain,
                                                      resource_type=ResourceType.DOMAIN))
         if not decision.allowed:
             return
+        rule = rule or decision.rule_id
         try:
             remember(store, digest, actor, domain, Cached(decision.rule_id, charter.adopted, charter.version), action)
         except OSError:
             return  # a read-only folder: the next start takes the main path again
+    for mark in marks:
+        try:
+            remember(store, digest, actor, domain, Cached(rule, charter.adopted, charter.version), mark)
+        except OSError:
+            return
 
 
 def readable(view: dict[str, Any]) -> Any:

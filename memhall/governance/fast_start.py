@@ -61,7 +61,7 @@ class Started(NamedTuple):
 def session_start(start: Start, now: datetime | None = None) -> Started | None:
     now = now or datetime.now(timezone.utc)
     found = fast_handoff.allowed(start.store, start.policy_dir, start.actor, start.domain,
-                                 (fast_handoff.HANDOFF, fast_handoff.READ))
+                                 (fast_handoff.HANDOFF, fast_handoff.READ, fast_handoff.AGENT))
     if found is None:
         return None
     try:

@@ -45,7 +45,7 @@ def main_start(project: Project, agent: str, agent_session: str) -> str:
         line = lifecycle.start(lifecycle.HookRun(hall=hall, actor=agent, domain="company"),
                                session_key(agent, agent_session, "company", agent))
         fast_handoff.remember_allowed(hall, agent, "company", project.policy,
-                                      (fast_handoff.HANDOFF, fast_handoff.READ))
+                                      (fast_handoff.HANDOFF, fast_handoff.READ), marks=(fast_handoff.AGENT,))
     finally:
         hall.store.dispose()
     return line
@@ -80,6 +80,20 @@ def events(project: Project, topic: str, domain: str = "company") -> list[dict[s
     with sqlite3.connect(store) as conn:
         rows = conn.execute(f"SELECT state FROM mh_{domain}_events WHERE topic = ? ORDER BY id", [topic]).fetchall()
     return [orjson.loads(state) for (state,) in rows]
+
+
+def test_the_fast_start_serves_only_a_principal_a_hooks_main_path_found_to_be_no_human(project: Project) -> None:
+    hall = Hall(Store(project.store_url), PolicySet.load(project.policy), clock=lambda: NOW)
+    try:  # what a human's own handoffs may leave cached: every answer, but not the hook's mark
+        fast_handoff.remember_allowed(hall, "maki", "company", project.policy,
+                                      (fast_handoff.HANDOFF, fast_handoff.READ))
+    finally:
+        hall.store.dispose()
+    before = project.event_count()
+
+    served = fast(project, "maki", "agent-session-1")
+
+    assert served is None and project.event_count() == before  # the main path decides: it refuses
 
 
 @pytest.mark.parametrize("agent", AGENTS)
