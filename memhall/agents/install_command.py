@@ -35,12 +35,15 @@ def hooks() -> None:
               help="Put --domain NAME into the hooks (else the agent's MEMHALL_DOMAIN decides).")
 @click.option("--as", "hook_actor", metavar="PRINCIPAL",
               help="Put --as PRINCIPAL into the hooks (else MEMHALL_AGENT, else the agent's name).")
-def install(agent: str, scope: str, dry_run: bool, program: str, hook_domain: str | None,
+@click.pass_context
+def install(ctx: click.Context, agent: str, scope: str, dry_run: bool, program: str, hook_domain: str | None,
             hook_actor: str | None) -> None:
     """Merge memhall's hooks into AGENT's settings and print the diff.
 
     Installing twice changes nothing; other hooks in the file are kept.
     """
+    if hook_actor is not None:
+        _agent_only(hook_actor, ctx.find_root().params.get("policy"))
     root = Path.home() if scope == "user" else Path.cwd()
     change = settings_files.plan(root, settings_files.Install(agent, program, hook_domain, hook_actor))
     label = str(settings_files.SETTINGS_PATHS[agent]) if scope == "project" else f"~/{settings_files.SETTINGS_PATHS[agent]}"
@@ -53,3 +56,16 @@ def install(agent: str, scope: str, dry_run: bool, program: str, hook_domain: st
         return
     settings_files.write(change)
     click.echo(f"wrote {change.path}. {NOTES[agent]}", err=True)
+
+
+def _agent_only(actor: str, policy: str | None) -> None:
+    """Hooks act for an agent: baking a human of roles.yaml into them is refused here, at once
+    (the hook would refuse it at every session start)."""
+    from memhall.domains.errors import InvalidValueError
+    from memhall.domains.values import PrincipalType
+    from memhall.policies.engine import PolicySet
+    from memhall.policies.folder import policy_directory
+
+    if PolicySet.load(policy_directory(policy)).principal_type(actor) is PrincipalType.HUMAN:
+        raise InvalidValueError(f"{actor} is a human in roles.yaml, and hooks act for an agent: "
+                                "give --as the agent's own name")

@@ -125,3 +125,14 @@ def test_settings_that_are_not_plain_json_are_left_alone(scratch: Path) -> None:
     assert result.exit_code == 1
     assert "not plain JSON" in result.stderr
     assert "my comment" in settings_file.read_text()
+
+
+def test_a_human_of_roles_yaml_is_never_baked_into_the_hooks(scratch: Path) -> None:
+    result = CliRunner().invoke(cli, ["hooks", "install", "claude", "--as", "maki"], obj=App())
+    agent = install("claude", "--as", "claude", "--dry-run")
+
+    assert result.exit_code == 1
+    assert result.stderr.strip() == ("error: maki is a human in roles.yaml, and hooks act for an agent: "
+                                     "give --as the agent's own name")
+    assert not (scratch / ".claude").exists()
+    assert agent.exit_code == 0 and "--as claude" in agent.stdout
