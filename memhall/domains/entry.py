@@ -318,6 +318,9 @@ class Entry(Aggregate):
             raise InvalidValueError(
                 f"cannot write at {entry.layer.value}: L3 and L4 are reached only by promotion"
             )
+        if entry.occurred_at is not None and entry.occurred_at > cls.Written.create_timestamp():
+            raise InvalidValueError(f"occurred_at {entry.occurred_at.isoformat()} is later than now: "
+                                    "what is recorded has happened already (--at)")
         return created(
             cls, cls.Written,
             domain=domain,

@@ -78,7 +78,9 @@ def _claim(entry_id: str, state: dict[str, Any], position: int) -> Claim:
     return Claim(
         claim_root=provenance.get("claim_root_id") or entry_id, subject=state["text"],
         source_kind=source, author=state["actor"],
-        occurred_at=from_iso(iso(state.get("occurred_at") or state["timestamp"])),
+        # never after it was recorded (a write refuses it; an entry of an older version that
+        # says so is read as happening when it was recorded, not as a domain that cannot be read)
+        occurred_at=min(from_iso(iso(state.get("occurred_at") or state["timestamp"])), recorded),
         recorded_at=recorded, position=position, interpretation=state.get("interpretation"),
         source_agent=provenance.get("source_agent_id"), topics=tuple(state["tags"]["topics"]),
         confidence=confidence, layer=Layer(state["layer"]),

@@ -156,7 +156,10 @@ def _moment(value: Any) -> datetime | None:
             moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
         except ValueError:
             raise InvalidValueError(f"occurred_at {value!r} is not an ISO date or time") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    moment = moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    if moment > datetime.now(timezone.utc):
+        raise InvalidValueError(f"occurred_at {value!r} is later than now")
+    return moment
 
 
 def _strings(value: Any) -> list[str]:
