@@ -93,6 +93,11 @@ class Provenance(BaseModel):
         return self
 
 
+#: the years a memory's time may fall in (as the CLI's --at): a window reaching below year 1
+#: would not be a date
+FIRST_YEAR, LAST_YEAR = 1900, 9000
+
+
 def foreign_owner(thread: str | None, actor: str, hearsay_from: str | None = None) -> str | None:
     """Whose own thread (`@NAME`, where NAME's entries with no thread or topic go) `thread`
     is, when NAME is neither the writer nor the one its entry is hearsay from: an entry in
@@ -148,6 +153,13 @@ class EntryDraft(BaseModel):
         if not text.strip():
             raise ValueError("text must not be empty")
         return text
+
+    @field_validator("occurred_at")
+    @classmethod
+    def _a_date(cls, moment: datetime | None) -> datetime | None:
+        if moment is not None and not FIRST_YEAR <= moment.year <= LAST_YEAR:
+            raise ValueError(f"{moment.isoformat()} is out of range (years {FIRST_YEAR} to {LAST_YEAR})")
+        return moment
 
     @field_validator("thread")
     @classmethod

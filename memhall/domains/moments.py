@@ -13,11 +13,17 @@ def iso(moment: datetime | str) -> str:
         moment = datetime.fromisoformat(moment)
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    moment = moment.astimezone(timezone.utc)
+    # the year by hand: strftime's %Y leaves a year before 1000 unpadded ('1-01-01T…'), which
+    # neither sorts nor parses
+    return f"{moment.year:04d}-" + moment.strftime("%m-%dT%H:%M:%S.%fZ")
 
 
 def from_iso(text: str) -> datetime:
-    return datetime.fromisoformat(text).astimezone(timezone.utc)
+    if text[:4].isdigit() or "-" not in text[:4]:
+        return datetime.fromisoformat(text).astimezone(timezone.utc)
+    year, rest = text.split("-", 1)  # stored unpadded by an older version
+    return datetime.fromisoformat(f"{int(year):04d}-{rest}").astimezone(timezone.utc)
 
 
 def as_utc(moment: datetime) -> datetime:

@@ -37,6 +37,7 @@ def written(**fields: object) -> Entry:
         ({"text": "x", "thread": "   "}, "a thread name must not be blank"),
         ({"text": "x", "thread": "@"}, "'@' alone names nobody"),
         ({"text": "x", "thread": "a\x00b"}, "NUL"),
+        ({"text": "x", "occurred_at": datetime(1, 1, 1, tzinfo=timezone.utc)}, "out of range (years 1900 to 9000)"),
     ],
 )
 def test_invalid_values_are_refused_with_one_line(fields: dict[str, object], message: str) -> None:

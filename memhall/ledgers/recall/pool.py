@@ -99,7 +99,10 @@ class Candidate:
 def moment(stored: str) -> datetime:
     """A stored time in UTC. The projection stores UTC; converting a time already in UTC
     cost five times its parsing, over the hundreds of rows of one recall."""
-    parsed = datetime.fromisoformat(stored)
+    try:
+        parsed = datetime.fromisoformat(stored)
+    except ValueError:
+        return from_iso(stored)  # as an older version stored a year before 1000
     return parsed if parsed.tzinfo is timezone.utc else from_iso(stored)
 
 
