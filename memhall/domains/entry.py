@@ -93,6 +93,8 @@ class Provenance(BaseModel):
         return self
 
 
+#: the longest tag a draft may carry: a topic names a thread, which is a key (thread names hold 128)
+TAG_CHARS = 128
 #: the years a memory's time may fall in (as the CLI's --at): a window reaching below year 1
 #: would not be a date
 FIRST_YEAR, LAST_YEAR = 1900, 9000
@@ -153,6 +155,17 @@ class EntryDraft(BaseModel):
         if not text.strip():
             raise ValueError("text must not be empty")
         return text
+
+    @field_validator("tags")
+    @classmethod
+    def _names(cls, tags: Tags) -> Tags:
+        # on the draft, not on Tags: events an older version logged are read back through Tags
+        for kind, values in (("people", tags.people), ("places", tags.places), ("topics", tags.topics)):
+            for value in values:
+                if len(value) > TAG_CHARS:
+                    raise ValueError(f"a tag in {kind} holds at most {TAG_CHARS} characters (a topic names "
+                                     f"a thread), not {len(value)}")
+        return tags
 
     @field_validator("occurred_at")
     @classmethod
