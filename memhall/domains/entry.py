@@ -122,7 +122,8 @@ class EntryDraft(BaseModel):
     tags: Tags = Field(default_factory=Tags)
     provenance: Provenance = Field(default_factory=Provenance)
     confidence: int | None = Field(default=None, ge=0, le=100)
-    session_id: str | None = None
+    #: a memhall session's id, or a label of one's own (an imported conversation's): a key, so short
+    session_id: str | None = Field(default=None, min_length=1, max_length=128)
     pending_requests: tuple[str, ...] = ()
     #: ids this entry points to (a wrap-up's open loops, related entries)
     pointers: tuple[str, ...] = ()

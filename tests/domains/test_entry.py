@@ -39,6 +39,7 @@ def written(**fields: object) -> Entry:
         ({"text": "x", "thread": "a\x00b"}, "NUL"),
         ({"text": "x", "occurred_at": datetime(1, 1, 1, tzinfo=timezone.utc)}, "out of range (years 1900 to 9000)"),
         ({"text": "x", "tags": {"topics": ["t" * 129]}}, "a tag in topics holds at most 128 characters"),
+        ({"text": "x", "session_id": "s" * 129}, "session_id: String should have at most 128 characters"),
     ],
 )
 def test_invalid_values_are_refused_with_one_line(fields: dict[str, object], message: str) -> None:
