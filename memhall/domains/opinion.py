@@ -133,6 +133,7 @@ class SubjectiveClaim(Aggregate):
         _check_evidence(evidence, contradicting)
         if not statement.strip():
             raise InvalidValueError("a subjective claim needs a statement")
+        clean_text(statement, "statement")
         return cls(domain=domain,
                    observer=observer, entity=entity, category=category, topic=topic,
                    statement=statement, stance=stance, confidence=confidence, value=value,
@@ -145,6 +146,8 @@ class SubjectiveClaim(Aggregate):
                occurred_at: datetime, actor: str, rule: str) -> None:
         _check(confidence, value)
         _check_evidence(evidence, contradicting)
+        clean_text(statement or "", "statement")
+        clean_text(detail, "detail")
         self._revised(statement=statement or self.statement, stance=stance or self.stance,
                       confidence=confidence, value=value, evidence=evidence, cause=cause,
                       detail=detail, occurred_at=occurred_at, actor=actor, rule=rule,

@@ -38,10 +38,17 @@ def relationship_id(domain: str, source: str, target: str, kind: str, perspectiv
     return uuid.uuid5(_NAMESPACE, "\x1f".join((domain, source, target, kind, perspective or "")))
 
 
+#: the longest entity name (as the longest tag: entities are what tags name)
+NAME_CHARS = 128
+
+
 def normalized(name: str, what: str) -> str:
     cleaned = " ".join(name.split()).lower()
     if not cleaned:
         raise InvalidValueError(f"a relationship needs a {what}")
+    clean_text(cleaned, what)
+    if len(cleaned) > NAME_CHARS:  # a key, as a tag is
+        raise InvalidValueError(f"a {what} holds at most {NAME_CHARS} characters, not {len(cleaned)}")
     return cleaned
 
 
@@ -97,6 +104,7 @@ class Relationship(Aggregate):
             raise InvalidValueError("a relationship joins two different entities")
         if (visibility is Visibility.PRIVATE) != (perspective is not None):
             raise InvalidValueError("a private relationship belongs to one perspective, and only it")
+        clean_text(note, "note")
         return cls(domain=domain, source=source, target=target, kind=kind, visibility=visibility,
                    perspective=perspective, evidence=tuple(dict.fromkeys(evidence)), note=note,
                    occurred_at=occurred_at, actor=actor, rule=rule)
@@ -108,6 +116,7 @@ class Relationship(Aggregate):
     def revise(self, *, evidence: tuple[str, ...], note: str, occurred_at: datetime, actor: str,
                rule: str) -> None:
         """A new version: the evidence it now rests on (added to what it had), and a note."""
+        clean_text(note, "note")
         self._revised(evidence=tuple(dict.fromkeys((*self.evidence, *evidence))), note=note,
                       occurred_at=occurred_at, actor=actor, rule=rule)
 

@@ -13,9 +13,11 @@ import pytest
 
 from memhall.domains.entry import draft
 from memhall.domains.errors import MemhallError
+from memhall.domains.opinion import Stance as OpinionStance
 from memhall.domains.promotion import Stance
+from memhall.domains.relationship import Visibility
 from memhall.domains.values import Layer
-from memhall.governance import promotions, requests, sessions, trust
+from memhall.governance import perspective, promotions, requests, sessions, trust
 from memhall.governance.hall import Hall
 from memhall.governance.recompute import verify_read_models
 
@@ -44,7 +46,21 @@ CASES: dict[str, Callable[[Hall], Any]] = {
                                                           reason=NUL),
     "a wrap-up's open loop": lambda h: sessions.wrap_up(h, "codex", "company", "done", opens=[NUL]),
     "an entry's thread": lambda h: h.write("codex", "company", draft(text="x", thread=NUL)),
+    "a relationship's entity": lambda h: perspective.relate(h, "codex", "company", NUL, "kura", kind="owns",
+                                                            visibility=Visibility.PUBLIC),
+    "a relationship's note": lambda h: perspective.relate(h, "codex", "company", "maki", "kura", kind="owns",
+                                                          visibility=Visibility.PUBLIC, note=NUL),
+    "an opinion's statement": lambda h: perspective.opinion(h, "codex", "company", "kura", category="disk",
+                                                            statement=NUL, stance=OpinionStance.NEGATIVE),
 }
+
+
+@pytest.mark.parametrize("what", ["entity", "category"])
+def test_an_entity_or_category_longer_than_a_tag_is_one_line(hall: Hall, what: str) -> None:
+    names = {"entity": "kura", "category": "disk", what: "k" * 129}
+    with pytest.raises(MemhallError, match=f"holds at most 128 characters, not 129"):
+        perspective.opinion(hall, "codex", "company", names["entity"], category=names["category"],
+                            statement="it is failing", stance=OpinionStance.NEGATIVE)
 
 
 @pytest.mark.parametrize("case", list(CASES))
