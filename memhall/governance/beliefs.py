@@ -53,8 +53,7 @@ from memhall.policies.model import Action, ResourceType
 NOT_BELIEFS = ("state", "wrap-up", "handoff", "open-loop")
 #: the ways of being handed an entry that hand over the hall's belief in it as it stood
 HANDED = ("materialize", "answer", "handoff", "recall")
-WRITTEN, PROMOTED, DEMOTED = ("memhall.Entry.Written", "memhall.Entry.Promoted",
-                              "memhall.Entry.Demoted")
+WRITTEN, PROMOTED, DEMOTED = ("memhall.Entry.Written", "memhall.Entry.Promoted", "memhall.Entry.Demoted")
 
 
 @dataclass(frozen=True)
@@ -78,8 +77,7 @@ def _claim(entry_id: str, state: dict[str, Any], position: int) -> Claim:
     return Claim(
         claim_root=provenance.get("claim_root_id") or entry_id, subject=state["text"],
         source_kind=source, author=state["actor"],
-        # never after it was recorded (a write refuses it; an entry of an older version that
-        # says so is read as happening when it was recorded, not as a domain that cannot be read)
+        # never after it was recorded: an older version's entry saying so is read as then
         occurred_at=min(from_iso(iso(state.get("occurred_at") or state["timestamp"])), recorded),
         recorded_at=recorded, position=position, interpretation=state.get("interpretation"),
         source_agent=provenance.get("source_agent_id"), topics=tuple(state["tags"]["topics"]),
