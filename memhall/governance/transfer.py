@@ -53,6 +53,12 @@ class Line:
     number: int
     key: str
     fields: dict[str, Any]
+    #: where it is, as its errors name it: `line N` of a file, `note PATH` of a folder
+    where: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.where or f"line {self.number}"
 
 
 @dataclass
@@ -89,7 +95,7 @@ def jsonl(lines: Iterable[bytes]) -> Iterator[Line]:
             raise InvalidValueError(f"line {number}: unknown field {unknown[0]!r} (known: {', '.join(FIELDS)})")
         # orjson refuses bytes that are not UTF-8: a NUL or a lone surrogate comes as an escape
         yield Line(number, line_key(data.get("key"), raw_line),
-                   storable(number, data) if b"\\u" in raw_line else data)
+                   storable(f"line {number}", data) if b"\\u" in raw_line else data)
 
 
 def notes(folder: Path) -> Iterator[Line]:
@@ -98,7 +104,11 @@ def notes(folder: Path) -> Iterator[Line]:
 
     for number, path in enumerate(sorted(folder.rglob("*.md")), start=1):
         content = path.read_bytes()
-        text = content.decode("utf-8")
+        where = f"note {path.relative_to(folder).as_posix()}"
+        try:
+            text = content.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InvalidValueError(f"{where}: not valid UTF-8") from None
         meta: dict[str, Any] = {}
         if text.startswith("---"):
             head, sep, body = text[3:].partition("\n---")
@@ -106,7 +116,10 @@ def notes(folder: Path) -> Iterator[Line]:
                 try:
                     loaded = yaml.safe_load(head)
                 except yaml.YAMLError as error:
-                    raise InvalidValueError(f"{path}: invalid front matter ({error})") from None
+                    mark = getattr(error, "problem_mark", None)  # the front matter's own line
+                    at = f" at its line {mark.line}" if mark is not None else ""
+                    problem = " ".join(str(getattr(error, "problem", None) or error).split())
+                    raise InvalidValueError(f"{where}: invalid front matter ({problem}{at})") from None
                 meta = loaded if isinstance(loaded, dict) else {}
                 text = body.partition("\n")[2]
         if not text.strip():
@@ -118,17 +131,17 @@ def notes(folder: Path) -> Iterator[Line]:
         relative = path.relative_to(folder).as_posix()
         # an edited note is a new memory: its key names the path and the content
         fields["key"] = line_key(meta.get("key"), f"{relative}\0".encode() + content)
-        yield Line(number, str(fields["key"]), storable(number, fields))
+        yield Line(number, str(fields["key"]), storable(where, fields), where)
 
 
-def storable(number: int, fields: dict[str, Any]) -> dict[str, Any]:
+def storable(where: str, fields: dict[str, Any]) -> dict[str, Any]:
     """A line's fields, if every text in them can be stored (a field looked up before it
     reaches an entry, as `supersedes`, too); otherwise one line naming the first that cannot."""
     for name, value in fields.items():
         for text in _texts(value):
             problem = text_problem(text)
             if problem is not None:
-                raise InvalidValueError(f"line {number}: invalid {name}: {problem}")
+                raise InvalidValueError(f"{where}: invalid {name}: {problem}")
     return fields
 
 
@@ -172,9 +185,9 @@ def _strings(value: Any) -> list[str]:
 
 def to_draft(line: Line, actor: str) -> EntryDraft:
     """The entry a line asks for. Someone else's line is hearsay from them."""
-    f, n = line.fields, line.number
+    f, n = line.fields, line.label
     if not isinstance(f.get("text"), str):
-        raise InvalidValueError(f"line {n}: text must be a string")
+        raise InvalidValueError(f"{n}: text must be a string")
     tags = f.get("tags") or {}
     if not isinstance(tags, dict):
         tags = {"topics": _strings(tags)}
@@ -193,7 +206,7 @@ def to_draft(line: Line, actor: str) -> EntryDraft:
             idempotency_key=KEY_PREFIX + line.key,
         )
     except InvalidValueError as error:
-        raise InvalidValueError(f"line {n}: {error}") from None
+        raise InvalidValueError(f"{n}: {error}") from None
 
 
 Progress = Callable[[int], None]
@@ -295,7 +308,7 @@ def write_lines(hall: Hall, actor: str, domain: str, lines: list[Line], report: 
                 encoded.append(encodings[index])
             continue
         if found[1] != entry.dedup_key():
-            raise InvalidValueError(f"line {line.number}: key {line.key!r} was imported before "
+            raise InvalidValueError(f"{line.label}: key {line.key!r} was imported before "
                                     f"with different content (entry {found[0]})")
         report.already += 1
         report.entries[line.key] = found[0]
@@ -336,7 +349,7 @@ def _target(line: Line, stored: dict[str, tuple[str, str]], report: ImportReport
     try:
         return UUID(text)
     except ValueError:
-        raise InvalidValueError(f"line {line.number}: supersedes {text!r} names no entry id and no "
+        raise InvalidValueError(f"{line.label}: supersedes {text!r} names no entry id and no "
                                 "earlier line's key") from None
 
 

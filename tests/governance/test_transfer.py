@@ -133,3 +133,21 @@ def test_a_bad_author_or_time_names_its_line_once(hall: Hall, field: str, value:
         transfer.run_import(hall, "codex", "company", transfer.jsonl(lines([{"text": "x", field: value}])))
 
     assert str(refused.value) == message
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    (b"\xff\xfe not text", "note b/bad.md: not valid UTF-8"),
+    (b"---\ntags: [a\n---\nbody\n", "note b/bad.md: invalid front matter (expected ',' or ']', but got "
+                                    "'<stream end>' at its line 1)"),
+    (b"---\ndate: 12345\n---\nbody\n", "note b/bad.md: occurred_at 12345 is not an ISO date or time"),
+    (b"---\nthread: \"a\\0b\"\n---\nbody\n", "note b/bad.md: invalid thread: contains a NUL character"),
+])
+def test_a_bad_note_is_one_line_naming_the_note(hall: Hall, tmp_path: Path, content: bytes, message: str) -> None:
+    (tmp_path / "a.md").write_text("a good note\n")
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "bad.md").write_bytes(content)
+
+    with pytest.raises(InvalidValueError) as refused:
+        transfer.run_import(hall, "codex", "company", transfer.notes(tmp_path))
+
+    assert str(refused.value) == message
