@@ -47,7 +47,7 @@ def mcp(ctx: click.Context, actor: str | None, domain: str | None, store: str | 
                                 ".memhall/config.toml")
     hall = Hall(Store(locate(store or root.get("store"))),
                 PolicySet.load(policy_directory(policy or root.get("policy"))))
-    require_agent(hall, actor, "memhall mcp", "pass --as AGENT, the agent's own name")
+    require_agent(hall.gate, actor, "memhall mcp acts for an agent", "pass --as AGENT, the agent's own name")
     chosen = _domain(hall.domain_names(), domain or root.get("domain") or defaults.domain)
     serve(Agent(hall, actor, chosen), verbose=bool(root.get("verbose")))
 

@@ -78,7 +78,7 @@ def _run(root: dict[str, object], event: str, agent: str, actor: str | None, dom
 
     hall = wiring.hall_at(at.url, at.policy)
     try:
-        wiring.require_agent(hall, at.actor, f"{agent}'s hook", "give it the agent's own name (`hooks "
+        wiring.require_agent(hall.gate, at.actor, f"{agent}'s hook acts for an agent", "give it the agent's own name (`hooks "
                              "install --as AGENT` bakes it in), or unset MEMHALL_AGENT in the agent's environment")
         out = lifecycle.run(lifecycle.HookRun(hall=hall, actor=at.actor, domain=at.domain,
                                               summary_file=summary_file), payload)

@@ -61,11 +61,9 @@ def install(ctx: click.Context, agent: str, scope: str, dry_run: bool, program: 
 def _agent_only(actor: str, policy: str | None) -> None:
     """Hooks act for an agent: baking a human of roles.yaml into them is refused here, at once
     (the hook would refuse it at every session start)."""
-    from memhall.domains.errors import InvalidValueError
-    from memhall.domains.values import PrincipalType
+    from memhall.agents.wiring import require_agent
     from memhall.policies.engine import PolicySet
     from memhall.policies.folder import policy_directory
 
-    if PolicySet.load(policy_directory(policy)).principal_type(actor) is PrincipalType.HUMAN:
-        raise InvalidValueError(f"{actor} is a human in roles.yaml, and hooks act for an agent: "
-                                "give --as the agent's own name")
+    require_agent(PolicySet.load(policy_directory(policy)), actor, "hooks act for an agent",
+                  "give --as the agent's own name")

@@ -26,16 +26,16 @@ def open_hall(store: str | None, policy: str | None, cwd: Path) -> Hall:
     return hall_at(existing_store_url(store, cwd), policy_directory(policy, cwd))
 
 
-def require_agent(hall: Hall, actor: str, command: str, advice: str) -> None:
-    """An agent-facing command never acts as a human of roles.yaml: what it records would
-    stand as the human's own word (an inherited MEMHALL_AGENT, a project's `as`)."""
+def require_agent(gate: object, actor: str, acting: str, advice: str) -> None:
+    """An agent-facing command never acts as a human of roles.yaml (`gate`: the policy): what
+    it records would stand as the human's own word (an inherited MEMHALL_AGENT, a project's
+    `as`). `acting`: what acts for an agent, as the error names it."""
     from memhall.domains.errors import InvalidValueError
     from memhall.domains.values import PrincipalType
 
-    principal_type = getattr(hall.gate, "principal_type", None)
+    principal_type = getattr(gate, "principal_type", None)
     if principal_type is not None and principal_type(actor) is PrincipalType.HUMAN:
-        raise InvalidValueError(
-            f"{actor} is a human in roles.yaml, and {command} acts for an agent: {advice}")
+        raise InvalidValueError(f"{actor} is a human in roles.yaml, and {acting}: {advice}")
 
 
 def hall_at(url: str, policy_dir: Path | None) -> Hall:

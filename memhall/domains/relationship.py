@@ -16,6 +16,7 @@ from enum import Enum
 from eventsourcing.domain import event
 
 from memhall.domains.aggregate import Aggregate
+from memhall.domains.drafts import TAG_CHARS
 from memhall.domains.values import clean_text
 from memhall.domains.errors import InvalidTransitionError, InvalidValueError
 
@@ -38,17 +39,13 @@ def relationship_id(domain: str, source: str, target: str, kind: str, perspectiv
     return uuid.uuid5(_NAMESPACE, "\x1f".join((domain, source, target, kind, perspective or "")))
 
 
-#: the longest entity name (as the longest tag: entities are what tags name)
-NAME_CHARS = 128
-
-
 def normalized(name: str, what: str) -> str:
     cleaned = " ".join(name.split()).lower()
     if not cleaned:
         raise InvalidValueError(f"a relationship needs a {what}")
     clean_text(cleaned, what)
-    if len(cleaned) > NAME_CHARS:  # a key, as a tag is
-        raise InvalidValueError(f"a {what} holds at most {NAME_CHARS} characters, not {len(cleaned)}")
+    if len(cleaned) > TAG_CHARS:  # a key, as a tag is: entities are what tags name
+        raise InvalidValueError(f"a {what} holds at most {TAG_CHARS} characters, not {len(cleaned)}")
     return cleaned
 
 
