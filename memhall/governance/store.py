@@ -27,6 +27,13 @@ BUSY_TIMEOUT_S = 30
 #: touches at 100k entries, so each read re-fetched the same index pages from the OS
 #: (counting the entries alone: 0.8 ms, 0.14 ms with the pages kept). Filled only as used.
 READ_CACHE_KIB = 65536
+#: WAL pages after which a write connection's commit copies the WAL into the file (SQLite's
+#: default is 1,000): a batch of 1,000 entries dirties more than that, so each `write_many`
+#: paid a checkpoint (and its sync) of pages the next batch dirtied again; with 10,000 (about
+#: 40 MB of WAL) a page is copied once for several commits. Measured, taking turns in one
+#: process: write_many 7,991/s against 7,421/s, single writes 955/s against 896/s (the
+#: slowest single write 39 ms against 7 ms: the commit that checkpoints copies more).
+WRITE_CHECKPOINT_PAGES = 10_000
 #: a pooled PostgreSQL connection idle longer than this is pinged before it is used again
 IDLE_PING_S = 10.0
 #: after the busy timeout, how long a writer keeps retrying (with jitter) before it fails
@@ -45,7 +52,9 @@ def _sqlite_engine(url: str, *, immediate: bool) -> Engine:
         cursor.execute("PRAGMA journal_mode = WAL")
         cursor.execute("PRAGMA synchronous = FULL")
         cursor.execute("PRAGMA foreign_keys = ON")
-        if not immediate:
+        if immediate:
+            cursor.execute(f"PRAGMA wal_autocheckpoint = {WRITE_CHECKPOINT_PAGES}")
+        else:
             cursor.execute(f"PRAGMA cache_size = -{READ_CACHE_KIB}")
         cursor.close()
 

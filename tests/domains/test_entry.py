@@ -148,3 +148,23 @@ def test_a_created_event_with_an_unknown_or_missing_field_is_refused() -> None:
 
     with pytest.raises(TypeError, match="colour"):
         created(Entry, Entry.Written, colour="red")
+
+
+def test_new_ids_are_random_version_4_uuids_and_a_forked_child_makes_its_own() -> None:
+    import os
+    import uuid
+
+    from memhall.domains.aggregate import new_id
+
+    ids = [new_id() for _ in range(3000)]  # past several refills of the pool
+    assert len(set(ids)) == 3000
+    assert all(i.version == 4 and i.variant == uuid.RFC_4122 and uuid.UUID(str(i)) == i for i in ids)
+    assert written().id.version == 4
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child
+        os.write(write, str(new_id()).encode())
+        os._exit(0)
+    os.waitpid(child, 0)
+    os.close(write)
+    assert uuid.UUID(os.read(read, 64).decode()) != new_id()  # not the same bits from the same pool
