@@ -78,14 +78,14 @@ A = TypeVar("A", bound=Aggregate)
 
 
 class _Shape(NamedTuple):
-    """A created event class's fields (in order, as a set, the required ones, the defaults)
-    and the parameters of its aggregate's __init__."""
+    """A created event class's fields (in order, each with its default, or None where it has
+    none; as a set; the required ones) and, in the same order, the parameters of its
+    aggregate's __init__ among them."""
 
-    order: tuple[str, ...]
+    fields: tuple[tuple[str, Any], ...]
     names: frozenset[str]
     required: frozenset[str]
-    defaults: dict[str, Any]
-    init: frozenset[str]
+    init: tuple[str, ...]
 
 
 _SHAPES: dict[tuple[type[Aggregate], type[BaseModel]], _Shape] = {}
@@ -99,8 +99,8 @@ def _shape(aggregate: type[Aggregate], event_class: type[Aggregate.Created]) -> 
         if "id" in init:
             raise TypeError(f"{aggregate.__qualname__}.__init__ takes its id: create it with {aggregate.__name__}()")
         shape = _SHAPES[(aggregate, event_class)] = _Shape(
-            tuple(fields), frozenset(fields), frozenset(n for n, f in fields.items() if f.is_required()),
-            {n: f.default for n, f in fields.items() if not f.is_required()}, init)
+            tuple((n, None if f.is_required() else f.default) for n, f in fields.items()), frozenset(fields),
+            frozenset(n for n, f in fields.items() if f.is_required()), tuple(n for n in fields if n in init))
     return shape
 
 
@@ -111,21 +111,23 @@ def created(aggregate: type[A], event_class: type[Aggregate.Created], **values: 
     directly). For callers whose values all come from validated models (a draft, an
     encoding) or typed arguments; a bulk import creates one aggregate per line."""
     shape = _shape(aggregate, event_class)
-    given = {"originator_id": aggregate.create_id(), "originator_version": aggregate.INITIAL_VERSION,
-             "timestamp": event_class.create_timestamp(), "originator_topic": get_topic(aggregate), **values}
-    if not (shape.required <= given.keys() <= shape.names):
-        raise TypeError(f"{event_class.__qualname__}: fields missing {sorted(shape.required - given.keys())} "
-                        f"or unknown {sorted(given.keys() - shape.names)}")
-    state = {**shape.defaults, **given}
-    state = {name: state[name] for name in shape.order}
+    values["originator_id"] = ident = aggregate.create_id()
+    values["originator_version"] = version = aggregate.INITIAL_VERSION
+    values["timestamp"] = timestamp = event_class.create_timestamp()
+    values["originator_topic"] = get_topic(aggregate)
+    if not (shape.required <= values.keys() <= shape.names):
+        raise TypeError(f"{event_class.__qualname__}: fields missing {sorted(shape.required - values.keys())} "
+                        f"or unknown {sorted(values.keys() - shape.names)}")
+    given = values.get
+    state = {name: given(name, default) for name, default in shape.fields}  # the required are given
     event = event_class.__new__(event_class)
     object.__setattr__(event, "__dict__", state)
-    object.__setattr__(event, "__pydantic_fields_set__", set(given))
+    object.__setattr__(event, "__pydantic_fields_set__", set(values))
     object.__setattr__(event, "__pydantic_extra__", None)
     object.__setattr__(event, "__pydantic_private__", None)
     made = aggregate.__new__(aggregate)
-    made.__base_init__(given["originator_id"], given["originator_version"], given["timestamp"])
-    made.__init__(**{k: v for k, v in state.items() if k in shape.init})  # type: ignore[misc]
+    made.__base_init__(ident, version, timestamp)
+    made.__init__(**{name: state[name] for name in shape.init})  # type: ignore[misc]
     event.apply(made)
     made.pending_events.append(event)
     return made

@@ -184,7 +184,9 @@ def _strings(value: Any) -> list[str]:
 
 
 def to_draft(line: Line, actor: str) -> EntryDraft:
-    """The entry a line asks for. Someone else's line is hearsay from them."""
+    """The entry a line asks for. Someone else's line is hearsay from them. A field the line
+    does not give is left to the draft's default (not passed as None: pydantic would run its
+    checks on each; an import makes one draft per line)."""
     f, n = line.fields, line.label
     if not isinstance(f.get("text"), str):
         raise InvalidValueError(f"{n}: text must be a string")
@@ -196,15 +198,23 @@ def to_draft(line: Line, actor: str) -> EntryDraft:
         source = str(f.get("source") or "firsthand").lower()
         if author != actor and source == "firsthand":
             source = "hearsay"  # the author saw it; the importer did not
-        return draft(
-            text=f["text"], kind=f.get("kind") or "episode", layer=str(f.get("layer") or "L1").upper(),
-            tags={k: _strings(v) for k, v in tags.items()},
-            provenance={"source_kind": source, "evidence_refs": _strings(f.get("evidence")),
-                        "source_agent_id": author if source == "hearsay" else None},
-            thread=str(f["thread"]) if f.get("thread") else None,
-            occurred_at=_moment(f.get("occurred_at")),
-            idempotency_key=KEY_PREFIX + line.key,
-        )
+        provenance: dict[str, Any] = {"source_kind": source}
+        evidence = _strings(f.get("evidence"))
+        if evidence:
+            provenance["evidence_refs"] = evidence
+        if source == "hearsay":
+            provenance["source_agent_id"] = author
+        given: dict[str, Any] = {"text": f["text"], "kind": f.get("kind") or "episode",
+                                 "layer": str(f.get("layer") or "L1").upper(),
+                                 "provenance": provenance, "idempotency_key": KEY_PREFIX + line.key}
+        if tags:
+            given["tags"] = {k: _strings(v) for k, v in tags.items()}
+        if f.get("thread"):
+            given["thread"] = str(f["thread"])
+        moment = _moment(f.get("occurred_at"))
+        if moment is not None:
+            given["occurred_at"] = moment
+        return draft(**given)
     except InvalidValueError as error:
         raise InvalidValueError(f"{n}: {error}") from None
 
