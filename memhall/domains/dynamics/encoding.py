@@ -144,7 +144,7 @@ class LexiconEncoder:
         clean = " ".join(text.split())
         people = tuple(sorted({p.strip() for p in (speaker, addressee or "", *participants)
                                if p.strip()}))
-        values = dict(
+        values: dict[str, Any] = dict(
             encoder=self.name, encoder_version=self.version, text=clean,
             content=anchored(clean, speaker, addressee, people, occurred_at),
             speaker=speaker, addressee=addressee, participants=people,
