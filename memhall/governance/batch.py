@@ -50,12 +50,15 @@ class Pending:
 
 def write_batch(hall: Hall, actor: str, domain: str, entries: list[EntryDraft],
                 supersedes: Sequence[UUID | None], *, encodings: Sequence[EncodingRecord] = (),
-                plan: Any = None, pending: Pending | None = None) -> list[WriteResult]:
+                plan: Any = None, pending: Pending | None = None,
+                replays: dict[str, tuple[str, str]] | None = None) -> list[WriteResult]:
     """`Hall.write_many`, with the cyclic collector already paused. `encodings`: each entry's,
     made already. `plan`: where the batch's events go, to be appended in a transaction
     elsewhere (`governance.piped`), after the batches in `pending`; the reads are this
     process's, with no lock held, and nothing is written here (a refusal too is only
-    planned, and raised: `Refused`)."""
+    planned, and raised: `Refused`). `replays`: for a planned batch, the entries stored under
+    its idempotency keys, read already by the caller (an import reads them to skip the lines
+    imported before; the writer's unique index on the key catches one written since)."""
     actor = principal_name(actor)
     if supersedes and len(supersedes) != len(entries):
         raise InvalidValueError("write_many: give one supersedes value per entry (or none)")
@@ -72,7 +75,11 @@ def write_batch(hall: Hall, actor: str, domain: str, entries: list[EntryDraft],
         replaced: dict[UUID, Entry] = {}
         seen = stream.live_entries(session, keys)
         owners = session_owners(session, stream, [e.session_id for e in entries if e.session_id])
-        replays = stream.replays(session, [e.idempotency_key for e in entries if e.idempotency_key])
+        if replays is None or plan is None:
+            replays = stream.replays(session, [e.idempotency_key for e in entries if e.idempotency_key])
+        else:
+            replays = {e.idempotency_key: replays[e.idempotency_key] for e in entries
+                       if e.idempotency_key in replays}
         if pending is not None:  # what the batches ahead wrote, as if committed
             for key in keys:
                 if key in pending.live_before:

@@ -333,7 +333,7 @@ def write_lines(hall: Hall, actor: str, domain: str, lines: list[Line], report: 
                                   targets if any(t is not None for t in targets) else ())
     else:
         results = write_batch(hall, actor, domain, [entry for _, entry in todo], (), encodings=encoded, plan=plan,
-                              pending=pending)
+                              pending=pending, replays=stored)
     for (line, _), result in zip(todo, results):
         report.entries[line.key] = result.entry_id
         if result.duplicate:

@@ -141,3 +141,30 @@ def test_an_import_whose_writer_is_killed_midway_is_finished_here(sqlite_hall: H
         here.written, here.duplicates, here.already)
     assert entries(sqlite_hall, "company") == entries(sqlite_hall, "family")
     assert all(r.ok for r in verify_read_models(sqlite_hall.streams, ["company"]))
+
+
+def test_a_line_imported_by_another_process_after_its_batch_was_read_is_not_written_twice(
+        sqlite_hall: Hall, tmp_path: Path, policies: PolicySet, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The batch's keys are read once (`write_batch(replays=)`): a key stored after that read,
+    before the writer appends, meets the key's unique index there, and the batch is written here."""
+    other = Hall(Store(f"sqlite:///{tmp_path / 'memhall.db'}"), policies)
+    rows = [{"text": f"line {i}", "key": f"k{i}"} for i in range(60)]
+    planned = transfer.write_batch
+    raced: list[str] = []
+
+    def racing(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("plan") is not None and not raced:  # after the import read this batch's keys
+            last = args[3][-1]  # the batch's last draft, as another import of the same line would
+            raced.append(other.write("codex", "company", draft(
+                text=last.text, idempotency_key=last.idempotency_key)).entry_id)
+        return planned(*args, **kwargs)
+
+    monkeypatch.setattr(transfer, "write_batch", racing)
+    report = transfer.run_import(sqlite_hall, "codex", "company", transfer.jsonl(encoded(rows)),
+                                 batch=20, beside_from=0)
+
+    keys = [row[8] for row in entries(sqlite_hall, "company")]
+    assert len(keys) == len(set(keys)) == 60 and raced
+    assert (report.written, report.already) == (59, 1)
+    assert all(r.ok for r in verify_read_models(sqlite_hall.streams, ["company"]))
+    other.store.dispose()
