@@ -151,3 +151,37 @@ def test_a_bad_note_is_one_line_naming_the_note(hall: Hall, tmp_path: Path, cont
         transfer.run_import(hall, "codex", "company", transfer.notes(tmp_path))
 
     assert str(refused.value) == message
+
+
+def test_a_file_saved_with_a_byte_order_mark_imports_as_the_same_lines_without_it(hall: Hall) -> None:
+    rows = lines([{"text": "saved on windows"}, {"text": "second line"}])
+
+    marked = transfer.run_import(hall, "codex", "company", transfer.jsonl([b"\xef\xbb\xbf" + rows[0], *rows[1:]]))
+    plain = transfer.run_import(hall, "codex", "company", transfer.jsonl(rows))
+
+    assert (marked.written, plain.written, plain.already) == (2, 0, 2)
+
+
+@pytest.mark.parametrize("stored_before", [False, True])
+def test_two_lines_giving_one_key_to_different_memories_are_refused_on_the_first_run(
+        hall: Hall, stored_before: bool) -> None:
+    if stored_before:  # the first line is then a duplicate: its key is stored nowhere
+        hall.write("codex", "company", draft(text="x is 1"))
+    rows = [{"text": "before"}, {"text": "x is 1", "key": "k"}, {"text": "x is 2", "key": "k"}]
+
+    with pytest.raises(InvalidValueError) as refused:
+        transfer.run_import(hall, "codex", "company", transfer.jsonl(lines(rows)))
+
+    assert str(refused.value) == "line 3: key 'k' is line 2's too, with other text or kind"
+    texts = [e["text"] for e in transfer.export(hall, "codex", "company")]
+    assert texts == (["x is 1"] if stored_before else [])  # nothing of the batch was written
+
+
+def test_two_lines_giving_one_key_to_the_same_memory_write_it_once(hall: Hall) -> None:
+    rows = [{"text": "x is 1", "key": "k", "tags": ["x"]}, {"text": "X is  1", "key": "k"}]
+
+    first = transfer.run_import(hall, "codex", "company", transfer.jsonl(lines(rows)))
+    again = transfer.run_import(hall, "codex", "company", transfer.jsonl(lines(rows)))
+
+    assert (first.written, again.written, again.already) == (1, 0, 2)
+    assert [e["text"] for e in transfer.export(hall, "codex", "company")] == ["x is 1"]
