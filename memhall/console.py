@@ -123,8 +123,15 @@ def _hook(root: Options, args: list[str]) -> int | None:
         args = parsed[1][1:]
     if events != ["session-start"] or given.get("agent") not in AGENTS:
         return None
+    from memhall.domains.errors import StoreBusyError
+
     try:
         started = _hook_start(root, given)
+    except StoreBusyError as error:  # click runs the hook, which hands out the handoff without waiting again
+        from memhall.agents.lean_start import give_up
+
+        give_up(error)
+        return None
     except Exception:  # noqa: BLE001  # nothing was written: click runs the hook, which says what went wrong
         return None
     if started is None:
@@ -145,7 +152,7 @@ def _hook_start(root: Options, given: Options) -> tuple[Started, str] | None:
     import io
     from pathlib import Path
 
-    from memhall.agents.lean_start import fast_started, where
+    from memhall.agents.lean_start import HOOK_LOCK_WAIT_S, fast_started, where
     from memhall.agents.payload import parse, read_stdin
     from memhall.governance.keyed import session_key
 
@@ -156,7 +163,7 @@ def _hook_start(root: Options, given: Options) -> tuple[Started, str] | None:
     at = where(agent, given.get("actor"), given.get("domain"), root.get("store"), root.get("actor"),
                root.get("domain"), root.get("policy"), Path.cwd())
     started = fast_started(at.url, at.policy, at.actor, at.domain,
-                           session_key(agent, payload.session_id, at.domain, at.actor))
+                           session_key(agent, payload.session_id, at.domain, at.actor), lock_wait_s=HOOK_LOCK_WAIT_S)
     return None if started is None else (started, at.actor)
 
 

@@ -117,13 +117,18 @@ def sections(view: Handoff, canon: Sequence[Item], knowledge: Sequence[Item]) ->
     ]
 
 
-def render(view: Handoff, parts: list[Section], *, actor: str, session_id: str) -> str:
+def render(view: Handoff, parts: list[Section], *, actor: str, session_id: str | None,
+           unopened: str = "") -> str:
+    """`session_id` None: no session was opened (`unopened` says why)."""
+    opened = (f"memhall session {session_id} is open for you in {view.domain}; the session-end hook "
+              "closes it with a wrap-up (or wrap up yourself: MCP `wrap_up`, or "
+              f"`memhall wrap-up --session {session_id}`)." if session_id is not None else
+              f"No memhall session was opened for you in {view.domain} ({unopened}); this handoff "
+              "stands all the same. Open one later with MCP `get_handoff` or `memhall handoff`.")
     head = [
-        f'<memory-handoff domain="{view.domain}" as="{actor}" session="{session_id}" '
+        f'<memory-handoff domain="{view.domain}" as="{actor}" session="{session_id or ""}" '
         f'as_of="{view.as_of:%Y-%m-%dT%H:%M:%SZ}">',
-        f"memhall session {session_id} is open for you in {view.domain}; the session-end hook "
-        "closes it with a wrap-up (or wrap up yourself: MCP `wrap_up`, or "
-        f"`memhall wrap-up --session {session_id}`).",
+        opened,
         "Every item carries its layer: [L4] canon binds, [L3] is verified, [L2] was recorded "
         "(by whom, with what evidence), [L1] is a candidate or a draft.",
         "Fetch more through the MCP tools: `show_memory` with any id here, `recall` to search "
@@ -142,12 +147,12 @@ def hook_output(context: str) -> str:
 
 
 def budgeted(view: Handoff, canon: Sequence[Item], knowledge: Sequence[Item], *,
-             actor: str, session_id: str, budget: int = BUDGET_BYTES) -> str:
+             actor: str, session_id: str | None, budget: int = BUDGET_BYTES, unopened: str = "") -> str:
     """The hook's JSON line, dropping the lowest-priority tail items until it fits
     (with the newline that ends it: what the agent reads is at most `budget` bytes)."""
     parts = sections(view, canon, knowledge)
     while True:
-        line = hook_output(render(view, parts, actor=actor, session_id=session_id))
+        line = hook_output(render(view, parts, actor=actor, session_id=session_id, unopened=unopened))
         if len(line.encode("utf-8")) + 1 <= budget:
             return line
         victim = next((p for p in reversed(parts) if p.items), None)

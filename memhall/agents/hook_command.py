@@ -21,6 +21,9 @@ from memhall.governance.keyed import session_key
 if TYPE_CHECKING:
     from memhall.governance.hall import Hall
 
+#: the hooks that wait briefly for a busy store (`lean_start.HOOK_LOCK_WAIT_S`)
+BRIEF_WAITS = ("session-start", "stop", "pre-compact")
+
 #: hooks run quietly: no option may turn a usage slip into a blocking exit code
 SETTINGS = {"ignore_unknown_options": True, "allow_extra_args": True,
             "help_option_names": ["-h", "--help"]}
@@ -64,24 +67,40 @@ def hook(ctx: click.Context, event: str, agent: str, actor: str | None, domain: 
 def _run(root: dict[str, object], event: str, agent: str, actor: str | None, domain: str | None,
          summary_file: Path | None) -> str | None:
     from memhall.agents import wiring
-    from memhall.agents.lean_start import fast_start, where
+    from memhall.agents.lean_start import HOOK_LOCK_WAIT_S, fast_start, gave_up, where
+    from memhall.domains.errors import StoreBusyError
 
     payload = parse(agent, event, read_stdin(sys.stdin))
     at = where(agent, actor, domain, _str(root.get("store")), _str(root.get("actor")), _str(root.get("domain")),
                _str(root.get("policy")), Path.cwd())
     key = session_key(agent, payload.session_id, at.domain, at.actor)
-    if event == "session-start":
-        fast = fast_start(at.url, at.policy, at.actor, at.domain, key)
+    wait = HOOK_LOCK_WAIT_S if event in BRIEF_WAITS else None
+    busy = gave_up() if event == "session-start" else None  # by the click-free start (`console`)
+    if event == "session-start" and busy is None:
+        try:
+            fast = fast_start(at.url, at.policy, at.actor, at.domain, key, lock_wait_s=wait)
+        except StoreBusyError as error:
+            fast, busy = None, error
         if fast is not None:
             return fast
     from memhall.agents import lifecycle
 
-    hall = wiring.hall_at(at.url, at.policy)
+    hall = wiring.hall_at(at.url, at.policy, lock_wait_s=wait)
     try:
         wiring.require_agent(hall.gate, at.actor, f"{agent}'s hook acts for an agent", "give it the agent's own name (`hooks "
                              "install --as AGENT` bakes it in), or unset MEMHALL_AGENT in the agent's environment")
-        out = lifecycle.run(lifecycle.HookRun(hall=hall, actor=at.actor, domain=at.domain,
-                                              summary_file=summary_file), payload)
+        job = lifecycle.HookRun(hall=hall, actor=at.actor, domain=at.domain, summary_file=summary_file)
+        if busy is None:
+            try:
+                out = lifecycle.run(job, payload)
+            except StoreBusyError as error:
+                if event != "session-start":
+                    raise
+                busy = error
+        if busy is not None:  # the handoff all the same, read only: the agent is not kept waiting
+            click.echo(f"memhall hook {event} ({agent}): {busy}; the handoff was given without opening "
+                       "a session", err=True)
+            return lifecycle.unopened(job, str(busy))
         if event == "session-start":
             _remember(hall, at.actor, at.domain, at.policy)
         return out

@@ -14,7 +14,26 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
+    from memhall.domains.errors import StoreBusyError
     from memhall.governance.fast_start import Started
+
+#: how long a hook that its agent waits on (a session's start, a turn's end, a compaction) waits
+#: for another process's write lock; then session-start hands out the handoff without opening
+#: a session, and the others leave the draft as it was. session-end waits as the CLI does: its
+#: wrap-up is what the session leaves
+HOOK_LOCK_WAIT_S = 3.0
+#: the lock wait the click-free start (`console`) gave up on, if it did: the hook's main path
+#: then hands out the handoff at once, without waiting as long again
+_GAVE_UP: list[StoreBusyError] = []
+
+
+def give_up(error: StoreBusyError) -> None:
+    _GAVE_UP.append(error)
+
+
+def gave_up() -> StoreBusyError | None:
+    """The lock wait given up on before click ran the hook (taken: asked once)."""
+    return _GAVE_UP.pop() if _GAVE_UP else None
 
 
 class Where(NamedTuple):
@@ -47,17 +66,18 @@ def where(agent: str, actor: str | None, domain: str | None, root_store: str | N
 
 
 def fast_start(url: str, policy: Path | None, actor: str, domain: str, key: str,
-               now: datetime | None = None) -> str | None:
+               now: datetime | None = None, lock_wait_s: float | None = None) -> str | None:
     """session-start on the fast path (`governance.fast_start`): the same session and the
     same JSON line as `lifecycle.start`, or None for the caller to take that path."""
-    started = fast_started(url, policy, actor, domain, key, now)
+    started = fast_started(url, policy, actor, domain, key, now, lock_wait_s)
     return None if started is None else line(started, actor)
 
 
 def fast_started(url: str, policy: Path | None, actor: str, domain: str, key: str,
-                 now: datetime | None = None) -> Started | None:
-    """The session opened (or found open) and what to hand out, or None: take the main path."""
-    from memhall.domains.errors import MemhallError
+                 now: datetime | None = None, lock_wait_s: float | None = None) -> Started | None:
+    """The session opened (or found open) and what to hand out, or None: take the main path.
+    `StoreBusyError` when another process held the write lock longer than `lock_wait_s`."""
+    from memhall.domains.errors import MemhallError, StoreBusyError
     from memhall.domains.values import domain_name, principal_name
     from memhall.governance import fast_handoff
     from memhall.governance.fast_start import Start, session_start
@@ -67,8 +87,10 @@ def fast_started(url: str, policy: Path | None, actor: str, domain: str, key: st
         return None
     try:
         start = Start(store=store, policy_dir=policy, actor=principal_name(actor), domain=domain_name(domain),
-                      key=key)
+                      key=key, lock_wait_s=lock_wait_s)
         return session_start(start, now)
+    except StoreBusyError:
+        raise  # the main path would wait as long again
     except (MemhallError, sqlite3.Error):
         return None  # a bad name or a store the fast path does not understand: the main path says why
 

@@ -64,6 +64,15 @@ def start(job: HookRun, key: str) -> str:
     return briefing.budgeted(view, canon, knowledge, actor=job.actor, session_id=keyed.id)
 
 
+def unopened(job: HookRun, why: str) -> str:
+    """session-start when no session could be opened (the store was busy): the same handoff,
+    read only, saying so."""
+    view = sessions.handoff(job.hall, job.actor, job.domain, open_session=False)
+    canon = promotions.ratified(job.hall, job.actor, job.domain, "L4").entries
+    knowledge = promotions.ratified(job.hall, job.actor, job.domain, "L3").entries
+    return briefing.budgeted(view, canon, knowledge, actor=job.actor, session_id=None, unopened=why)
+
+
 def _draft(job: HookRun, key: str, reply: str | None) -> None:
     if reply:
         agent_sessions.save_draft(job.hall, job.actor, job.domain, key, clip(scrubbed(reply), SUMMARY_CHARS))

@@ -38,9 +38,9 @@ def require_agent(gate: object, actor: str, acting: str, advice: str) -> None:
         raise InvalidValueError(f"{actor} is a human in roles.yaml, and {acting}: {advice}")
 
 
-def hall_at(url: str, policy_dir: Path | None) -> Hall:
+def hall_at(url: str, policy_dir: Path | None, *, lock_wait_s: float | None = None) -> Hall:
     from memhall.governance.hall import Hall
     from memhall.governance.store import Store
     from memhall.policies.engine import PolicySet
 
-    return Hall(Store(url), PolicySet.load(policy_dir))
+    return Hall(Store(url, lock_wait_s=lock_wait_s), PolicySet.load(policy_dir))

@@ -48,6 +48,14 @@ class NoStoreError(MemhallError):
     """No store where one was looked for; only `init` and `domain create` make one."""
 
 
+class StoreBusyError(MemhallError):
+    """Another process held the store's write lock for longer than the caller would wait
+    (a hook, which must not keep its agent waiting)."""
+
+    def __init__(self, waited_s: float) -> None:
+        super().__init__(f"the store is busy: another process held its write lock for {waited_s:g} s")
+
+
 class InvalidTransitionError(MemhallError):
     """A command that the current state of an aggregate does not allow."""
 

@@ -20,11 +20,13 @@ Everything that can decline is read before the one write, the main path's
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, NamedTuple
 from uuid import UUID
 
+from memhall.domains.errors import StoreBusyError
 from memhall.governance import fast_handoff, threads
 from memhall.governance.journal import Journal
 from memhall.governance.keyed import GENERATIONS, keyed_ids
@@ -45,6 +47,8 @@ class Start(NamedTuple):
     key: str
     limit: int = threads.HANDOFF_LATEST
     loops: int = threads.HANDOFF_LOOPS
+    #: the longest the session's write waits for another process's lock (`StoreBusyError`)
+    lock_wait_s: float | None = None
 
 
 class Started(NamedTuple):
@@ -110,7 +114,14 @@ def _open_keyed(found: fast_handoff.Allowed, journal: Journal, start: Start,
     """`agent_sessions.open_keyed`: the key's session found open, or its next generation opened."""
     conn = found.conn
     ids = [str(i) for i in keyed_ids(start.key)]
-    conn.execute("BEGIN IMMEDIATE")
+    if start.lock_wait_s is not None:
+        conn.execute(f"PRAGMA busy_timeout = {int(start.lock_wait_s * 1000)}")
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as error:
+        if start.lock_wait_s is not None and "locked" in str(error):
+            raise StoreBusyError(start.lock_wait_s) from None
+        raise
     try:
         marks = ", ".join("?" for _ in ids)
         closed = {str(i): bool(c) for i, c in found.reader.rows(

@@ -22,6 +22,8 @@ from typing import Any, cast
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.exc import DisconnectionError, OperationalError
 
+from memhall.domains.errors import StoreBusyError
+
 BUSY_TIMEOUT_S = 30
 #: page cache of a read connection, in KiB: SQLite's default 2 MB held less than one recall
 #: touches at 100k entries, so each read re-fetched the same index pages from the OS
@@ -38,17 +40,20 @@ WRITE_CHECKPOINT_PAGES = 10_000
 IDLE_PING_S = 10.0
 #: after the busy timeout, how long a writer keeps retrying (with jitter) before it fails
 RETRY_S = 120
-def _sqlite_engine(url: str, *, immediate: bool) -> Engine:
+def _sqlite_engine(url: str, *, immediate: bool, wait_s: float | None = None) -> Engine:
+    """`wait_s`: the longest a write waits for the lock (then `StoreBusyError`), if shorter
+    than the busy timeout and its retries."""
     path = url.removeprefix("sqlite:///")
     if path and path != ":memory:":
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_S})
+    busy_s = BUSY_TIMEOUT_S if wait_s is None else min(wait_s, BUSY_TIMEOUT_S)
+    engine = create_engine(url, connect_args={"timeout": busy_s})
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None  # we issue BEGIN ourselves
         cursor = dbapi_connection.cursor()
-        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_S * 1000}")
+        cursor.execute(f"PRAGMA busy_timeout = {int(busy_s * 1000)}")
         cursor.execute("PRAGMA journal_mode = WAL")
         cursor.execute("PRAGMA synchronous = FULL")
         cursor.execute("PRAGMA foreign_keys = ON")
@@ -66,15 +71,16 @@ def _sqlite_engine(url: str, *, immediate: bool) -> Engine:
         if not immediate:
             driver.execute("BEGIN")
             return
-        _begin_immediate(driver)
+        _begin_immediate(driver, wait_s)
 
     return engine
 
 
-def _begin_immediate(connection: sqlite3.Connection) -> None:
+def _begin_immediate(connection: sqlite3.Connection, wait_s: float | None = None) -> None:
     """Take the write lock up front. SQLite's busy handler is not fair: under
     many writers one can wait out the whole timeout while others get in, so
-    after it gives up we retry with jittered backoff instead of failing."""
+    after it gives up we retry with jittered backoff instead of failing; unless
+    the caller waits `wait_s` at most (the busy timeout), then `StoreBusyError`."""
     deadline = time.monotonic() + RETRY_S
     delay = 0.02
     while True:
@@ -82,6 +88,8 @@ def _begin_immediate(connection: sqlite3.Connection) -> None:
             connection.execute("BEGIN IMMEDIATE")
             return
         except sqlite3.OperationalError as error:
+            if wait_s is not None and "locked" in str(error):
+                raise StoreBusyError(wait_s) from None
             if "locked" not in str(error) or time.monotonic() > deadline:
                 # as SQLAlchemy wraps a driver's error, for those who catch its errors
                 raise OperationalError("BEGIN IMMEDIATE", None, error) from error
@@ -129,11 +137,14 @@ def raw(connection: Connection) -> Any:
 class Store:
     """One database: its engines and its transactions."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, lock_wait_s: float | None = None) -> None:
+        """`lock_wait_s` (SQLite): a write waits this long at most for another process's
+        write lock, then fails with `StoreBusyError` (a hook must not keep its agent waiting);
+        by default 30 s, then retries for up to two minutes more."""
         self.url = url
         if url.startswith("sqlite"):
             self.dialect = "sqlite"
-            self.write_engine = _sqlite_engine(url, immediate=True)
+            self.write_engine = _sqlite_engine(url, immediate=True, wait_s=lock_wait_s)
             self.read_engine = _sqlite_engine(url, immediate=False)
         else:
             self.dialect = "postgresql"

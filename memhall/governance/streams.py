@@ -228,8 +228,11 @@ class Streams:
     def ensure_registry(self) -> None:
         if self._ready:
             return
-        engine = self.store.write_engine
-        if not inspect(engine).has_table(store_table.name):
+        # looked at through the read engine: on SQLite a write connection's every transaction
+        # takes the write lock (BEGIN IMMEDIATE), so a reader would wait behind any writer
+        # (a hook's handoff on a busy store, `audit log` beside an import) to see tables that exist
+        engine, looking = self.store.write_engine, inspect(self.store.read_engine)
+        if not looking.has_table(store_table.name):
             registry_metadata.create_all(engine, checkfirst=True)
             try:
                 with engine.begin() as conn:
@@ -238,7 +241,7 @@ class Streams:
             except IntegrityError:
                 pass  # another process named the store first
         system = self._stream(SYSTEM)
-        if not inspect(engine).has_table(system.tables.head_name):
+        if not looking.has_table(system.tables.head_name):
             system.create()
         self._ready = True
 
@@ -257,7 +260,7 @@ class Streams:
         """Domains whose event tables exist, whether or not the registry lists them
         (the registry is a read model: `rebuild` restores it, `audit verify` checks it)."""
         names = []
-        for table in inspect(self.store.write_engine).get_table_names():
+        for table in inspect(self.store.read_engine).get_table_names():
             if table.startswith("mh_") and table.endswith("_events"):
                 name = table[3:-7]
                 if name != SYSTEM:
