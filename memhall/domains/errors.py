@@ -56,6 +56,18 @@ class StoreBusyError(MemhallError):
         super().__init__(f"the store is busy: another process held its write lock for {waited_s:g} s")
 
 
+class DomainRebuildingError(MemhallError):
+    """The domain's read models are being rebuilt: nothing is read from them or written until
+    the rebuild ends (`governance.rebuilding`)."""
+
+    def __init__(self, domain: str, since: str) -> None:
+        super().__init__(
+            f"domain {domain!r} is being rebuilt (since {since}): its read models hold only part of its "
+            "log until the rebuild ends, so nothing is read from or written to it meanwhile; try again "
+            "when it is done (if no rebuild is running, one failed: run `memhall rebuild` again)")
+        self.domain = domain
+
+
 class InvalidTransitionError(MemhallError):
     """A command that the current state of an aggregate does not allow."""
 

@@ -30,7 +30,7 @@ from types import SimpleNamespace
 from typing import Any, NamedTuple, TYPE_CHECKING
 from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
 
-from memhall.governance import threads, waiting
+from memhall.governance import rebuilding, threads, waiting
 from memhall.governance.projection import codec
 from memhall.governance.waiting import json_time
 
@@ -199,8 +199,9 @@ def allowed(store: Path, policy_dir: Path | None, actor: str, domain: str,
     try:
         reader = threads.Reader(conn, f"mh_{domain}_")
         if (not reader.rows("SELECT 1 FROM mh_domains WHERE name = ?", [domain])
-                or charter_of(reader, domain) != Charter(decided.policy, decided.charter)):
-            conn.close()  # unknown domain, or its charter moved since: the main path decides
+                or charter_of(reader, domain) != Charter(decided.policy, decided.charter)
+                or rebuilding.began(conn, domain) is not None):
+            conn.close()  # unknown domain, its charter moved since, or being rebuilt: the main path decides
             return None
     except BaseException:
         conn.close()

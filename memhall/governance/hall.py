@@ -37,7 +37,7 @@ from memhall.domains.values import (
 )
 from memhall.governance.encodings import default_encoder, encoded
 from memhall.governance.facts import draft_facts, entry_facts, write_action
-from memhall.governance import prepared
+from memhall.governance import prepared, rebuilding
 from memhall.governance.gate import Gate, Refused, denial
 from memhall.governance.projection.entries import thread_of
 from memhall.governance.refusals import Refusals
@@ -108,8 +108,12 @@ class Hall:
             raise refused.error
 
     def stream(self, domain: str, *, actor: str, action: Action) -> DomainStream:
-        """The domain's stream; an unknown domain is refused and recorded."""
+        """The domain's stream; an unknown domain is refused and recorded, and a domain being
+        rebuilt is refused (`rebuilding`)."""
         name = domain_name(domain)
+        # first: its read models are partial meanwhile, and opening its stream would build
+        # the indexes the rebuild dropped (`bulkload.restore`) under it
+        rebuilding.check(self.store, name)
         try:
             return self.streams.stream(name)
         except UnknownDomainError as error:

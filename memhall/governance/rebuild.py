@@ -17,7 +17,7 @@ from sqlalchemy.schema import CreateTable, DropTable
 
 from memhall.domains.records import Rebuild
 from memhall.domains.values import principal_name
-from memhall.governance import bulkload, fulltext, pipelined
+from memhall.governance import bulkload, fulltext, pipelined, rebuilding
 from memhall.governance.hall import Hall
 from memhall.governance.journal import head_table_sql
 from memhall.governance.pipelined import Planned
@@ -41,7 +41,8 @@ def rebuild(hall: Hall, domains: list[str] | None = None, batch: int = BATCH,
 
     The read models' secondary indexes are dropped while the log is replayed and
     built once at the end: sorting each index once is cheaper than keeping it up
-    to date row by row. Until then, readers of that domain are slow, not wrong."""
+    to date row by row. Meanwhile the domain is closed to readers and writers
+    (`rebuilding`): its read models hold only what was replayed so far."""
     names = domains if domains is not None else [*hall.streams.discovered(), SYSTEM]
     replayed: dict[str, int] = {}
     for name in names:
@@ -51,6 +52,9 @@ def rebuild(hall: Hall, domains: list[str] | None = None, batch: int = BATCH,
         with hall.store.read() as conn:
             total = count(raw(conn), stream.tables.events_name)
         done = 0
+        # closed until its read models are whole again, committed before they are emptied (a
+        # failed rebuild leaves it closed: see `rebuilding`)
+        rebuilding.mark(hall.store, name)
         # the threads' rows stay in memory from batch to batch (this replay
         # alone writes them), written once, with the last batch
         projector: Projector | None = None
@@ -103,7 +107,7 @@ def rebuild(hall: Hall, domains: list[str] | None = None, batch: int = BATCH,
             search = _Beside(lambda: _create_search(hall, stream)) if hall.store.dialect != "sqlite" else None
             try:
                 for index in indexes:
-                    index.create(conn)
+                    index.create(conn, checkfirst=True)  # one a reader of an older version built
                 if search is not None:
                     # the planner's statistics of every read model but entries, while the GIN
                     # index is built (ANALYZE of entries would wait for the build's lock)
@@ -119,6 +123,7 @@ def rebuild(hall: Hall, domains: list[str] | None = None, batch: int = BATCH,
                 # with the GIN index's expression, whose statistics ANALYZE gathers too (the log
                 # and its chain are not replayed: their statistics stand)
                 conn.exec_driver_sql(_analyze_sql(stream.tables, entries=True))
+        rebuilding.clear(hall.store, name)
         replayed[name] = done
     return replayed
 

@@ -28,6 +28,7 @@ from memhall.governance.tables import (
     DomainTables,
     domains_table,
     registry_metadata,
+    settings_table,
     store_table,
     tables_for,
 )
@@ -240,6 +241,8 @@ class Streams:
                                                        "created_at": datetime.now(timezone.utc)})
             except IntegrityError:
                 pass  # another process named the store first
+        elif not looking.has_table(settings_table.name):  # a store older than its settings
+            settings_table.create(engine, checkfirst=True)
         system = self._stream(SYSTEM)
         if not looking.has_table(system.tables.head_name):
             system.create()
