@@ -112,7 +112,9 @@ class Hall:
         rebuilt is refused (`rebuilding`)."""
         name = domain_name(domain)
         # first: its read models are partial meanwhile, and opening its stream would build
-        # the indexes the rebuild dropped (`bulkload.restore`) under it
+        # the indexes the rebuild dropped (`bulkload.restore`) under it (the registry first:
+        # a store older than its settings table gets one)
+        self.streams.ensure_registry()
         rebuilding.check(self.store, name)
         try:
             return self.streams.stream(name)

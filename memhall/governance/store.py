@@ -40,6 +40,8 @@ WRITE_CHECKPOINT_PAGES = 10_000
 IDLE_PING_S = 10.0
 #: after the busy timeout, how long a writer keeps retrying (with jitter) before it fails
 RETRY_S = 120
+
+
 def _sqlite_engine(url: str, *, immediate: bool, wait_s: float | None = None) -> Engine:
     """`wait_s`: the longest a write waits for the lock (then `StoreBusyError`), if shorter
     than the busy timeout and its retries."""

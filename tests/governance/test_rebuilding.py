@@ -93,3 +93,15 @@ def test_the_fast_handoff_declines_a_domain_being_rebuilt(sqlite_hall: Hall, tmp
     rebuilding.mark(sqlite_hall.store, "company")
 
     assert fast_handoff.allowed(store, None, "codex", "company") is None
+
+
+def test_a_store_older_than_its_settings_table_gets_one_and_is_read_as_before(
+        hall: Hall, store_url: str, policies: PolicySet) -> None:
+    fill(hall, 6)
+    before = states(hall)
+    with hall.store.write() as conn:
+        conn.exec_driver_sql("DROP TABLE mh_settings")
+    later = Hall(Store(store_url), policies)  # the next process, of this version
+
+    assert states(later) == before
+    later.store.dispose()
