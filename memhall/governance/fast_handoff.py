@@ -200,7 +200,7 @@ def allowed(store: Path, policy_dir: Path | None, actor: str, domain: str,
         reader = threads.Reader(conn, f"mh_{domain}_")
         if (not reader.rows("SELECT 1 FROM mh_domains WHERE name = ?", [domain])
                 or charter_of(reader, domain) != Charter(decided.policy, decided.charter)
-                or rebuilding.began(conn, domain) is not None):
+                or rebuilding.flagged(store, domain) is not None):
             conn.close()  # unknown domain, its charter moved since, or being rebuilt: the main path decides
             return None
     except BaseException:

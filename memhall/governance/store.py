@@ -13,11 +13,11 @@ from __future__ import annotations
 import random
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.exc import DisconnectionError, OperationalError
@@ -130,6 +130,9 @@ def _postgres_engine(url: str) -> Engine:
     return engine
 
 
+T = TypeVar("T")
+
+
 def raw(connection: Connection) -> Any:
     """The DBAPI connection (sqlite3 or psycopg) under a SQLAlchemy connection,
     in the same transaction: the journal writes through it."""
@@ -144,8 +147,12 @@ class Store:
         write lock, then fails with `StoreBusyError` (a hook must not keep its agent waiting);
         by default 30 s, then retries for up to two minutes more."""
         self.url = url
+        #: the SQLite file, if this store is one
+        self.sqlite_file: Path | None = None
         if url.startswith("sqlite"):
             self.dialect = "sqlite"
+            path = url.removeprefix("sqlite:///")
+            self.sqlite_file = Path(path) if path and path != ":memory:" else None
             self.write_engine = _sqlite_engine(url, immediate=True, wait_s=lock_wait_s)
             self.read_engine = _sqlite_engine(url, immediate=False)
         else:
@@ -155,6 +162,23 @@ class Store:
         self._current: ContextVar[Connection | None] = ContextVar(f"memhall-write-{id(self)}", default=None)
         #: whether the write transaction in progress was joined by a nested use (`write`)
         self._joined: ContextVar[bool] = ContextVar(f"memhall-joined-{id(self)}", default=False)
+
+    def peek(self, read: Callable[[Any], T]) -> T:
+        """`read(db)` on a pooled DBAPI connection in autocommit, outside any transaction: for a
+        point read made before each command (`rebuilding.check`), one round trip on PostgreSQL
+        where a transaction took three (0.33 ms against 0.1 ms on this machine)."""
+        pooled = self.read_engine.raw_connection()
+        try:
+            db: Any = pooled.driver_connection
+            if self.dialect != "postgresql":
+                return read(db)  # a SQLite connection of the read engine is in autocommit already
+            db.autocommit = True
+            try:
+                return read(db)
+            finally:
+                db.autocommit = False
+        finally:
+            pooled.close()
 
     @property
     def display(self) -> str:
