@@ -9,8 +9,8 @@ when (`DomainRebuildingError`), and the fast handoff declines. A rebuild that fa
 the mark: the domain stays closed until a rebuild succeeds.
 
 The mark is looked at before every command, so it is cheap to look at: on SQLite a file
-beside the store (`STORE-rebuilding.DOMAIN`, holding when the rebuild began: one failed
-`open` when there is none, where a query on a second connection cost ~40 us a write); on
+beside the store (`STORE-rebuilding.DOMAIN`, holding when the rebuild began: one `stat`
+when there is none, where a query on a second connection cost ~40 us a write); on
 PostgreSQL a row of the store's settings (`rebuilding`: each domain being rebuilt, with
 when it began), read in one round trip (`Store.peek`).
 """

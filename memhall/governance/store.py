@@ -165,8 +165,8 @@ class Store:
 
     def peek(self, read: Callable[[Any], T]) -> T:
         """`read(db)` on a pooled DBAPI connection in autocommit, outside any transaction: for a
-        point read made before each command (`rebuilding.check`), one round trip on PostgreSQL
-        where a transaction took three (0.33 ms against 0.1 ms on this machine)."""
+        point read made before each command (`rebuilding.check`): one round trip on PostgreSQL
+        where a transaction took three (0.16 ms against 0.33 ms on this machine)."""
         pooled = self.read_engine.raw_connection()
         try:
             db: Any = pooled.driver_connection
