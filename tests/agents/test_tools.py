@@ -223,3 +223,19 @@ async def test_why_answers_from_the_evidence_graph_for_the_hall_and_for_the_agen
     assert hall_view["belief"]["state"] == "doubtful"
     assert {e["kind"] for e in hall_view["edges"]} == {"heard_from", "contradicts", "witnessed"}
     assert (own["belief"]["state"], own["belief"]["confidence"]) == ("influencing", 58)
+
+
+async def test_a_domain_being_rebuilt_is_a_tool_error_saying_so_and_nothing_is_handed_out(
+        hall: Hall, connect: Connect) -> None:
+    from memhall.governance import rebuilding
+
+    hall.write("codex", "company", draft(text="the release is on Friday", kind="state", layer="L2"))
+    rebuilding.mark(hall.store, "company")
+    async with connect("codex") as client:
+        handoff = await client.call_tool("get_handoff", {})
+        write = await client.call_tool("write_memory", {"text": "meanwhile"})
+    rebuilding.clear(hall.store, "company")
+
+    for result in (handoff, write):
+        assert result.is_error and "'company' is being rebuilt (since" in error_text(result)
+    assert "the release is on Friday" not in error_text(handoff)
