@@ -68,6 +68,15 @@ class DomainRebuildingError(MemhallError):
         self.domain = domain
 
 
+class RebuildRunningError(MemhallError):
+    """Another process is rebuilding this store's read models: a second rebuild would empty
+    them under the first's writer."""
+
+    def __init__(self) -> None:
+        super().__init__("a rebuild of this store is under way in another process: wait for it to end "
+                         "(the domains it rebuilds are closed until then)")
+
+
 class InvalidTransitionError(MemhallError):
     """A command that the current state of an aggregate does not allow."""
 

@@ -43,6 +43,11 @@ def rebuild(hall: Hall, domains: list[str] | None = None, batch: int = BATCH,
     built once at the end: sorting each index once is cheaper than keeping it up
     to date row by row. Meanwhile the domain is closed to readers and writers
     (`rebuilding`): its read models hold only what was replayed so far."""
+    with rebuilding.exclusive(hall.store):  # a second rebuild would empty the read models under this one
+        return _rebuild(hall, domains, batch, progress)
+
+
+def _rebuild(hall: Hall, domains: list[str] | None, batch: int, progress: Progress | None) -> dict[str, int]:
     names = domains if domains is not None else [*hall.streams.discovered(), SYSTEM]
     replayed: dict[str, int] = {}
     for name in names:

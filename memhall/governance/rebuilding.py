@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memhall.domains.errors import DomainRebuildingError
+from memhall.domains.errors import DomainRebuildingError, RebuildRunningError
 
 if TYPE_CHECKING:  # the fast handoff looks at the mark with the stdlib alone (`flagged`)
     from memhall.governance.store import Store
@@ -31,6 +33,52 @@ if TYPE_CHECKING:  # the fast handoff looks at the mark with the stdlib alone (`
 KEY = "rebuilding"
 #: `tables.settings_table`'s name
 SETTINGS = "mh_settings"
+
+
+#: PostgreSQL: the advisory lock of a schema's rebuild (the schema's name is hashed with it)
+_PG_LOCK = "hashtext(current_schema() || ':memhall-rebuild')"
+
+
+@contextmanager
+def exclusive(store: Store) -> Iterator[None]:
+    """One rebuild of a store at a time (`RebuildRunningError` for a second): held for the
+    whole rebuild, and gone with its process if it dies (a lock on a file beside a SQLite
+    store, an advisory lock of the schema on PostgreSQL), while a domain's mark stays."""
+    if store.dialect != "sqlite":
+        with _advisory(store):
+            yield
+        return
+    if store.sqlite_file is None or os.name != "posix":
+        yield  # an in-memory store has no other process; elsewhere, one rebuild at a time is the user's
+        return
+    import fcntl
+
+    with open(f"{store.sqlite_file}-rebuild.lock", "a+b") as held:
+        try:
+            fcntl.flock(held.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RebuildRunningError() from None
+        yield  # released as the file closes
+
+
+@contextmanager
+def _advisory(store: Store) -> Iterator[None]:
+    pooled = store.write_engine.raw_connection()
+    db: Any = pooled.driver_connection
+    db.autocommit = True
+    try:
+        with db.cursor() as cursor:
+            cursor.execute(f"SELECT pg_try_advisory_lock({_PG_LOCK})")
+            if not cursor.fetchone()[0]:
+                raise RebuildRunningError()
+        try:
+            yield
+        finally:
+            with db.cursor() as cursor:
+                cursor.execute(f"SELECT pg_advisory_unlock({_PG_LOCK})")
+    finally:
+        db.autocommit = False
+        pooled.close()
 
 
 def mark(store: Store, domain: str) -> None:

@@ -105,3 +105,18 @@ def test_a_store_older_than_its_settings_table_gets_one_and_is_read_as_before(
 
     assert states(later) == before
     later.store.dispose()
+
+
+def test_a_second_rebuild_while_one_runs_is_refused_and_changes_nothing(hall: Hall) -> None:
+    from memhall.domains.errors import RebuildRunningError
+
+    fill(hall, 6)
+    before = states(hall)
+
+    with rebuilding.exclusive(hall.store):  # a rebuild under way, in another process as far as the store knows
+        with pytest.raises(RebuildRunningError, match="under way in another process"):
+            rebuild(hall, ["company"])
+        assert states(hall) == before  # not marked, not emptied
+
+    assert rebuild(hall, ["company"]) == {"company": hall.streams.event_count("company")}
+    assert states(hall) == before
