@@ -12,7 +12,7 @@ The mark is looked at before every command, so it is cheap to look at: on SQLite
 beside the store (`STORE-rebuilding.DOMAIN`, holding when the rebuild began: one `stat`
 when there is none, where a query on a second connection cost ~40 us a write); on
 PostgreSQL a row of the store's settings (`rebuilding`: each domain being rebuilt, with
-when it began), read in one round trip (`Store.peek`).
+when it began), read in one round trip (`Store.autocommit`).
 """
 
 from __future__ import annotations
@@ -63,10 +63,7 @@ def exclusive(store: Store) -> Iterator[None]:
 
 @contextmanager
 def _advisory(store: Store) -> Iterator[None]:
-    pooled = store.write_engine.raw_connection()
-    db: Any = pooled.driver_connection
-    db.autocommit = True
-    try:
+    with store.autocommit() as db:
         with db.cursor() as cursor:
             cursor.execute(f"SELECT pg_try_advisory_lock({_PG_LOCK})")
             if not cursor.fetchone()[0]:
@@ -76,9 +73,6 @@ def _advisory(store: Store) -> Iterator[None]:
         finally:
             with db.cursor() as cursor:
                 cursor.execute(f"SELECT pg_advisory_unlock({_PG_LOCK})")
-    finally:
-        db.autocommit = False
-        pooled.close()
 
 
 def mark(store: Store, domain: str) -> None:
@@ -108,18 +102,23 @@ def check(store: Store, domain: str) -> None:
     if store.dialect == "sqlite":
         since = flagged(store.sqlite_file, domain) if store.sqlite_file is not None else None
     else:
-        since = store.peek(lambda db: began(db, domain))
+        with store.autocommit() as db:
+            since = began(db, domain)
     if since is not None:
         raise DomainRebuildingError(domain, since)
 
 
 def flag_of(store_path: Path, domain: str) -> Path:
-    return Path(f"{store_path}-rebuilding.{domain}")
+    return Path(_flag(store_path, domain))
+
+
+def _flag(store_path: Path, domain: str) -> str:
+    return f"{store_path}-rebuilding.{domain}"
 
 
 def flagged(store_path: Path, domain: str) -> str | None:
     """When the rebuild of `domain` in this SQLite file began, if one is under way."""
-    flag = f"{store_path}-rebuilding.{domain}"  # flag_of's, without pathlib's cost (it is asked each command)
+    flag = _flag(store_path, domain)  # a str: pathlib's cost, on every command, was not worth it
     if not os.path.exists(flag):
         return None
     try:
