@@ -91,14 +91,16 @@ class Hall:
 
     @contextmanager
     def writing(self, stream: DomainStream | None = None, *, dedup: Sequence[str] = (),
-                replay: Sequence[str] = (), rows: Sequence[tuple[str, str]] = ()) -> Iterator[Connection]:
+                replay: Sequence[str] = (), rows: Sequence[tuple[str, str]] = (),
+                open_only: bool = False) -> Iterator[Connection]:
         """A write transaction that commits a recorded refusal, then raises it.
         Given a stream, it holds that domain's lock from its first statement,
         so whatever the use case reads cannot change before it saves; `dedup`,
-        `replay` and `rows` are read with the lock (`DomainStream.locked`)."""
+        `replay` and `rows` are read with the lock, and with `open_only` the rebuild
+        mark (`DomainStream.locked`)."""
         refused: Refused | None = None
         with self.store.write() as session, (
-                stream.locked(session, dedup=dedup, replay=replay, rows=rows)
+                stream.locked(session, dedup=dedup, replay=replay, rows=rows, open_only=open_only)
                 if stream is not None else nullcontext()):
             try:
                 yield session
@@ -107,15 +109,18 @@ class Hall:
         if refused is not None:
             raise refused.error
 
-    def stream(self, domain: str, *, actor: str, action: Action) -> DomainStream:
+    def stream(self, domain: str, *, actor: str, action: Action, in_lock: bool = False) -> DomainStream:
         """The domain's stream; an unknown domain is refused and recorded, and a domain being
-        rebuilt is refused (`rebuilding`)."""
+        rebuilt is refused (`rebuilding`). `in_lock`: the caller acts on nothing it reads before
+        it takes the domain's lock with `writing(open_only=True)`; on PostgreSQL the mark of a stream
+        this process has open is looked at there, in the lock's round trip, not in one of its own."""
         name = domain_name(domain)
         # first: its read models are partial meanwhile, and opening its stream would build
         # the indexes the rebuild dropped (`bulkload.restore`) under it (the registry first:
         # a store older than its settings table gets one)
         self.streams.ensure_registry()
-        rebuilding.check(self.store, name)
+        if not (in_lock and self.store.dialect == "postgresql" and self.streams.opened(name)):
+            rebuilding.check(self.store, name)
         try:
             return self.streams.stream(name)
         except UnknownDomainError as error:
@@ -232,7 +237,7 @@ class Hall:
         Superseding is a second decision, on the target entry (`supersede`)."""
         actor = principal_name(actor)
         action = write_action(entry)
-        stream = self.stream(domain, actor=actor, action=action)
+        stream = self.stream(domain, actor=actor, action=action, in_lock=True)
         # The encoding depends on the draft alone: made before the domain's lock, so
         # other writers of the domain do not wait on it (a duplicate throws it away).
         encoding = encoded(self.encoder, entry, actor, self.clock())
@@ -249,7 +254,7 @@ class Hall:
                  if supersedes is None and self._own_session(stream, entry, actor) else None)
         keyed = [entry.idempotency_key] if entry.idempotency_key else []
         with self.writing(stream, dedup=[entry.dedup_key()], replay=keyed,
-                          rows=[("threads", thread)]) as session:
+                          rows=[("threads", thread)], open_only=True) as session:
             if ready is not None and prepared.holds(self, session, stream, ready, entry.idempotency_key):
                 return prepared.commit(self, session, stream, ready)
             decision = self.authorize(session, stream, request)

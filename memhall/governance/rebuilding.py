@@ -128,18 +128,28 @@ def flagged(store_path: Path, domain: str) -> str | None:
         return None
 
 
+#: PostgreSQL: the query of the mark, with its parameters (asked alone by `began`, or in a
+#: write's round trip under its domain's lock: `DomainStream.locked`)
+QUERY: tuple[str, list[str]] = (f"SELECT value FROM {SETTINGS} WHERE key = %s", [KEY])
+
+
 def began(db: Any, domain: str) -> str | None:
     """When the rebuild of `domain` began, if one is under way (PostgreSQL; `db`: a DBAPI
     connection)."""
     cursor = db.cursor()
     try:
-        cursor.execute(f"SELECT value FROM {SETTINGS} WHERE key = %s", [KEY])
-        row = cursor.fetchone()
+        cursor.execute(*QUERY)
+        rows = cursor.fetchall()
     finally:
         cursor.close()
-    if row is None:
+    return since_in(rows, domain)
+
+
+def since_in(rows: list[tuple[Any, ...]], domain: str) -> str | None:
+    """When the rebuild of `domain` began, from the rows of `QUERY` (None: not being rebuilt)."""
+    if not rows:
         return None
-    since = json.loads(row[0]).get(domain)
+    since = json.loads(rows[0][0]).get(domain)
     return str(since) if since is not None else None
 
 

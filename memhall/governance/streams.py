@@ -18,8 +18,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import sessionmaker
 
 from memhall.domains.aggregate import Aggregate
-from memhall.domains.errors import NotFoundError, UnknownDomainError
-from memhall.governance import bulkload, fulltext
+from memhall.domains.errors import DomainRebuildingError, NotFoundError, UnknownDomainError
+from memhall.governance import bulkload, fulltext, rebuilding
 from memhall.governance.journal import Ahead, Journal, NewEvent, head_table_sql
 from memhall.governance.mapper import PydanticMapper, new_mapper
 from memhall.governance.store import Store, raw
@@ -109,19 +109,28 @@ class DomainStream:
 
     @contextmanager
     def locked(self, conn: Connection, *, dedup: Sequence[str] = (), replay: Sequence[str] = (),
-               rows: Sequence[tuple[str, str]] = ()) -> Iterator[None]:
+               rows: Sequence[tuple[str, str]] = (), open_only: bool = False) -> Iterator[None]:
         """`lock`, for the rest of the transaction: meanwhile the chain head and the charter,
         read once under the lock, are not read again (a write needs each several times).
         `dedup` (keys the write will look up, `live_entries`), `replay` (idempotency keys,
         `replays`) and `rows` (read-model rows its first save merges into) are read with the
-        lock: on PostgreSQL in its round trip, so the lock is held for fewer of them."""
+        lock: on PostgreSQL in its round trip, so the lock is held for fewer of them.
+        `open_only`: on PostgreSQL, a domain being rebuilt is refused here, its mark read in
+        the same round trip (`DomainRebuildingError`; `Hall.stream(in_lock=True)` did not look)."""
         charter = self.seal.charter_ident(self.name) if self.seal is not None else None
         asked = [(kind, sorted(set(keys))) for kind, keys in (("live", dedup), ("replay", replay)) if keys]
         queries = [(self._in_sql(kind, len(keys)), keys) for kind, keys in asked]
+        mark = open_only and self.store.dialect == "postgresql"
+        if mark:
+            queries.append(rebuilding.QUERY)
         ahead = Ahead(queries, rows) if queries or rows else None
         db = raw(conn)
         with self.journal.held(db, last_of=charter, ahead=ahead) as taken, \
                 self.seal.locked(self.name, taken.last) if self.seal is not None else nullcontext():
+            if mark and taken.answers:  # (a nested use: the outer one looked)
+                since = rebuilding.since_in(taken.answers[-1], self.name)
+                if since is not None:
+                    raise DomainRebuildingError(self.name, since)
             if asked and taken.answers:
                 self._early[id(db)] = {kind: (set(keys), found)
                                        for (kind, keys), found in zip(asked, taken.answers)}
@@ -289,6 +298,10 @@ class Streams:
             self._restored.add(name)
             bulkload.restore(self.store, stream.tables)
         return stream
+
+    def opened(self, name: str) -> bool:
+        """Whether this process has opened the domain's stream (`stream`) already."""
+        return name in self._restored
 
     def stream_of_tables(self, name: str) -> DomainStream:
         """A stream by its tables alone, for maintenance of a damaged registry."""

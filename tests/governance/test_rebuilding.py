@@ -120,3 +120,33 @@ def test_a_second_rebuild_while_one_runs_is_refused_and_changes_nothing(hall: Ha
 
     assert rebuild(hall, ["company"]) == {"company": hall.streams.event_count("company")}
     assert states(hall) == before
+
+
+def test_a_writer_with_the_domain_open_is_refused_once_another_process_marks_it_and_writes_nothing(
+        hall: Hall, store_url: str, policies: PolicySet) -> None:
+    assert hall.write("codex", "company", draft(text="before the rebuild")).entry_id  # the stream is open
+    events = hall.streams.event_count("company")
+    rebuilder = Hall(Store(store_url), policies)  # the rebuild's process
+
+    rebuilding.mark(rebuilder.store, "company")
+
+    for text in ("during the rebuild", "before the rebuild"):  # a new entry, and a duplicate
+        with pytest.raises(DomainRebuildingError, match="'company' is being rebuilt"):
+            hall.write("codex", "company", draft(text=text))
+    assert hall.streams.event_count("company") == events
+    rebuilding.clear(rebuilder.store, "company")
+    assert hall.write("codex", "company", draft(text="during the rebuild")).duplicate_of is None
+    rebuilder.store.dispose()
+
+
+def test_on_postgresql_a_write_reads_the_mark_in_its_lock_round_trip_once_its_stream_is_open(
+        postgres_hall: Hall, monkeypatch: pytest.MonkeyPatch) -> None:
+    looked: list[str] = []
+    check = rebuilding.check
+    monkeypatch.setattr(rebuilding, "check", lambda store, domain: (looked.append(domain), check(store, domain)))
+
+    postgres_hall.write("codex", "company", draft(text="opens the stream"))
+    postgres_hall.write("codex", "company", draft(text="the stream is open"))
+    postgres_hall.write_many("codex", "company", [draft(text="a batch looks on its own")])
+
+    assert looked == ["company", "company"]  # the first write, and the batch: not the second write
