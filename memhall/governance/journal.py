@@ -116,6 +116,9 @@ class Journal:
         if outer:
             ahead = None  # rows read ahead serve the outer use's first append, not a nested one's
         if self.dialect == "postgresql" and (last_of is not None or ahead is not None):
+            # every answer is read after the pipeline's end, which reads them all in its one
+            # round trip (an answer read inside it costs a round trip of its own, lock held)
+            keys = list(ahead.rows) if ahead is not None else []
             with connection.pipeline():
                 heads = connection.cursor()
                 heads.execute(self._head_sql)
@@ -126,11 +129,11 @@ class Journal:
                 for sql, params in ahead.queries if ahead is not None else ():
                     queries.append(connection.cursor())
                     queries[-1].execute(sql, params)
-                rows = (SqlBackend(connection, self.dialect, self.prefix, copy=False).fetch_many(list(ahead.rows))
-                        if ahead is not None and ahead.rows else {})
-                row = heads.fetchone()
-                found = lasts.fetchone() if last_of is not None else None
-                answers = tuple(cursor.fetchall() for cursor in queries)
+                sent = SqlBackend(connection, self.dialect, self.prefix, copy=False).ask_many(keys) if keys else []
+            row = heads.fetchone()
+            found = lasts.fetchone() if last_of is not None else None
+            answers = tuple(cursor.fetchall() for cursor in queries)
+            rows = SqlBackend.answers(keys, sent) if keys else {}
             if row is None:
                 raise StaleHeadError(f"the head row of {self.domain} is missing")
             head = (int(row[0]), str(row[1]))
@@ -189,8 +192,8 @@ class Journal:
             with connection.pipeline():  # one round trip for the whole write, not one per statement
                 self._store(connection, stored, links, position, head, events, positions, copy=False,
                             ahead=ahead)
-                if commit:
-                    connection.commit()
+                if commit:  # a statement: the driver's commit() would end the round trip, and wait
+                    connection.cursor().execute("COMMIT")  # for one more at the pipeline's end
         if held is not None and held[0] is connection:
             self._held[id(connection)] = (connection, position, head)
         return positions

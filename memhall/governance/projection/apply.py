@@ -245,6 +245,11 @@ class SqlBackend:
     def fetch_many(self, keys: list[Key]) -> dict[Key, dict[str, Any] | None]:
         """The rows of many keys: one query per table (and per 500 keys), every one sent before
         any answer is read (in pipeline mode, one round trip for them all)."""
+        return self.answers(keys, self.ask_many(keys))
+
+    def ask_many(self, keys: list[Key]) -> list[tuple[str, Any]]:
+        """`fetch_many`'s queries, sent: their answers are read by `answers` (in pipeline mode,
+        after the pipeline's end, which reads them with every other answer of its round trip)."""
         by_table: dict[str, list[str]] = {}
         for table, key in keys:
             if not self._skip(table):
@@ -258,6 +263,10 @@ class SqlBackend:
                 cursor.execute(f"SELECT {', '.join(spec.names)} FROM {self.prefix}{spec.suffix} "
                                f"WHERE {spec.key} IN ({', '.join(self.mark for _ in chunk)})", chunk)
                 sent.append((table, cursor))
+        return sent
+
+    @staticmethod
+    def answers(keys: list[Key], sent: list[tuple[str, Any]]) -> dict[Key, dict[str, Any] | None]:
         found: dict[Key, dict[str, Any] | None] = dict.fromkeys(keys)
         for table, cursor in sent:
             spec = BY_SUFFIX[table]
