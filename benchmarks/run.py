@@ -55,6 +55,16 @@ WORDS = [f"w{n}" for n in range(3000)] + ["billing", "invoice", "payroll", "audi
 TOPICS = [f"topic{n}" for n in range(300)] + ["billing", "payroll"]
 
 
+def reference_s() -> float:
+    """The best of three runs of a fixed loop of pure Python: how fast this machine is today,
+    to set absolute rates beside (the ratios are measured against a baseline in the same run)."""
+    def loop() -> None:
+        total = 0
+        for i in range(5_000_000):
+            total += i
+    return min(timed(loop) for _ in range(3))
+
+
 def row(figure: str, goal: str, measured: str, met: bool | None) -> None:
     verdict = {True: "met", False: "NOT MET", None: "-"}[met]
     ROWS.append((figure, goal, measured, verdict))
@@ -503,7 +513,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="memhall-bench-") as tmp:
         folder = Path(tmp)
         print(f"# memhall benchmarks: {os.cpu_count()} cores, load average "
-              f"{os.getloadavg()[0]:.1f} at the start\n", flush=True)
+              f"{os.getloadavg()[0]:.1f} at the start; this machine's speed: {reference_s():.2f} s for a "
+              "reference loop of pure Python (set absolute rates of two machines beside it)\n", flush=True)
         if "writes" in chosen:
             print("## single writes (interleaved write by write with a bare save)", flush=True)
             single_writes(f"sqlite:///{folder / 'single.db'}", "SQLite", args.writes, rate_goal=700)
