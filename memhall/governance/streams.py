@@ -79,7 +79,12 @@ class DomainStream:
         eventsourcing's schema, so its tools can still read the log."""
         datastore = SQLAlchemyDatastore(session_maker=sessionmaker(bind=self.store.write_engine))
         SQLAlchemyApplicationRecorder(datastore, events_table_name=self.tables.events_name).create_table()
-        self.tables.metadata.create_all(self.store.write_engine, checkfirst=True)
+        # the tables missing, from one listing of those there (SQLAlchemy's own check asks
+        # about each table in turn: ~30 round trips a domain, a third of creating one)
+        there = _table_names(self.store)
+        missing = [table for table in self.tables.metadata.sorted_tables if table.name not in there]
+        if missing:
+            self.tables.metadata.create_all(self.store.write_engine, tables=missing, checkfirst=False)
         with self.store.write_engine.begin() as conn:
             self.create_search(conn)
             for statement in head_table_sql(self.name, self.store.dialect):
@@ -96,7 +101,7 @@ class DomainStream:
             conn.execute(text(statement))
         for table in reversed(self.tables.projections):
             table.drop(conn, checkfirst=True)
-        self.tables.metadata.create_all(conn, tables=list(self.tables.projections))
+        self.tables.metadata.create_all(conn, tables=list(self.tables.projections), checkfirst=False)  # dropped just now
         self.create_search(conn)
         for statement in head_table_sql(self.name, conn.dialect.name):
             conn.execute(text(statement))
@@ -334,3 +339,12 @@ class Streams:
         conn.execute(insert(domains_table).values(name=name, created_at=at, created_by=actor))
         self._known.add(name)
         return stream
+
+
+def _table_names(store: Store) -> set[str]:
+    """The tables of the store's schema, in one catalog query (SQLAlchemy's reflection of
+    table names took ~50 ms on PostgreSQL)."""
+    sql = ("SELECT name FROM sqlite_master WHERE type = 'table'" if store.dialect == "sqlite"
+           else "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")
+    with store.write_engine.connect() as conn:  # connected already, by the events table's creation
+        return {str(row[0]) for row in conn.exec_driver_sql(sql)}
