@@ -139,15 +139,25 @@ def combined(halves: list[Half], logged: dict[str, int | None],
 STREAM_TABLE = re.compile(r"^mh_(.+)_(?:events|chain)$")
 
 
+def table_names(db: Any, dialect: str) -> set[str]:
+    """The tables of the store's schema, in one catalog query on a DBAPI connection
+    (SQLAlchemy's reflection of them took ~50 ms on PostgreSQL)."""
+    cursor = db.cursor()
+    try:
+        cursor.execute("SELECT name FROM sqlite_master WHERE type = 'table'" if dialect == "sqlite" else
+                       "SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = current_schema()")
+        return {str(row[0]) for row in cursor.fetchall()}
+    finally:
+        cursor.close()
+
+
 def beside_plan(db: Any, dialect: str) -> tuple[list[str], int] | None:
     """What `audit verify`'s process beside is given, read with the driver alone: the streams
     whose events table exists (registered domains and any stream found by its tables, the
     system stream last), and how many events they hold together (from each chain's head row).
     None: no registry and no stream tables (not a memhall store)."""
+    tables = table_names(db, dialect)
     cursor = db.cursor()
-    cursor.execute("SELECT name FROM sqlite_master WHERE type = 'table'" if dialect == "sqlite" else
-                   "SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = current_schema()")
-    tables = {str(row[0]) for row in cursor.fetchall()}
     names = {m.group(1) for m in map(STREAM_TABLE.match, tables) if m}
     if REGISTRY in tables:
         cursor.execute(f"SELECT name FROM {REGISTRY}")

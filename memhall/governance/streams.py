@@ -81,7 +81,10 @@ class DomainStream:
         SQLAlchemyApplicationRecorder(datastore, events_table_name=self.tables.events_name).create_table()
         # the tables missing, from one listing of those there (SQLAlchemy's own check asks
         # about each table in turn: ~30 round trips a domain, a third of creating one)
-        there = _table_names(self.store)
+        from memhall.governance.recompute import table_names  # (creating a domain is rare: loaded then)
+
+        with self.store.write_engine.connect() as conn:  # connected already, by the events table's creation
+            there = table_names(raw(conn), self.store.dialect)
         missing = [table for table in self.tables.metadata.sorted_tables if table.name not in there]
         if missing:
             self.tables.metadata.create_all(self.store.write_engine, tables=missing, checkfirst=False)
@@ -339,12 +342,3 @@ class Streams:
         conn.execute(insert(domains_table).values(name=name, created_at=at, created_by=actor))
         self._known.add(name)
         return stream
-
-
-def _table_names(store: Store) -> set[str]:
-    """The tables of the store's schema, in one catalog query (SQLAlchemy's reflection of
-    table names took ~50 ms on PostgreSQL)."""
-    sql = ("SELECT name FROM sqlite_master WHERE type = 'table'" if store.dialect == "sqlite"
-           else "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")
-    with store.write_engine.connect() as conn:  # connected already, by the events table's creation
-        return {str(row[0]) for row in conn.exec_driver_sql(sql)}
