@@ -149,8 +149,24 @@ def since_in(rows: list[tuple[Any, ...]], domain: str) -> str | None:
     """When the rebuild of `domain` began, from the rows of `QUERY` (None: not being rebuilt)."""
     if not rows:
         return None
-    since = json.loads(rows[0][0]).get(domain)
+    marks = _marks(rows[0][0])
+    if marks is None:  # edited: every domain stays closed until a rebuild writes it again
+        return UNREADABLE
+    since = marks.get(domain)
     return str(since) if since is not None else None
+
+
+#: when a rebuild began, as told by a mark that is not one `mark` wrote
+UNREADABLE = "a time its mark no longer says: the mark was edited"
+
+
+def _marks(value: Any) -> dict[str, Any] | None:
+    """The domains a mark holds, with when their rebuild began; None if it is not a mark."""
+    try:
+        marks = json.loads(value)
+    except (TypeError, ValueError):
+        return None
+    return marks if isinstance(marks, dict) else None
 
 
 def _change(store: Store, domain: str, since: str | None) -> None:
@@ -160,7 +176,7 @@ def _change(store: Store, domain: str, since: str | None) -> None:
 
     with store.write() as conn:
         row = conn.execute(select(settings_table.c.value).where(settings_table.c.key == KEY)).first()
-        domains: dict[str, str] = json.loads(row[0]) if row is not None else {}
+        domains: dict[str, str] = (_marks(row[0]) or {}) if row is not None else {}  # an edited mark is rewritten
         if since is None:
             domains.pop(domain, None)
         else:

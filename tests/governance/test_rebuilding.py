@@ -150,3 +150,24 @@ def test_on_postgresql_a_write_reads_the_mark_in_its_lock_round_trip_once_its_st
     postgres_hall.write_many("codex", "company", [draft(text="a batch looks on its own")])
 
     assert looked == ["company", "company"]  # the first write, and the batch: not the second write
+
+
+def test_on_postgresql_an_edited_mark_keeps_every_domain_closed_until_a_rebuild_writes_it_again(
+        postgres_hall: Hall) -> None:
+    from sqlalchemy import text
+
+    postgres_hall.write("codex", "company", draft(text="before the edit"))  # the stream is open
+    events = postgres_hall.streams.event_count("company")
+    for edited in ("not json", "[1, 2]"):
+        with postgres_hall.store.write() as conn:
+            conn.execute(text("DELETE FROM mh_settings WHERE key = 'rebuilding'"))
+            conn.execute(text("INSERT INTO mh_settings (key, value) VALUES ('rebuilding', :v)"), {"v": edited})
+        for act in (lambda: postgres_hall.write("codex", "company", draft(text="in the lock's round trip")),
+                    lambda: states(postgres_hall)):
+            with pytest.raises(DomainRebuildingError, match="the mark was edited"):
+                act()
+    assert postgres_hall.streams.event_count("company") == events
+
+    rebuild(postgres_hall, ["company"])
+
+    assert postgres_hall.write("codex", "company", draft(text="after the rebuild")).duplicate_of is None
