@@ -107,8 +107,8 @@ def _rebuild(hall: Hall, domains: list[str] | None, batch: int, progress: Progre
                 # the writer process changed the schema: a statement that reads it makes this
                 # connection load it again (CREATE INDEX checks names against the one it holds)
                 conn.exec_driver_sql("SELECT count(*) FROM sqlite_master")
-            # PostgreSQL's full-text index (a GIN over every entry's text: the longest build) is
-            # built on a second connection meanwhile (the two only share a SHARE lock on entries)
+            # PostgreSQL's full-text index (a GIN over every entry's document: the longest build)
+            # is built on a second connection meanwhile (the two only share a SHARE lock on entries)
             search = _Beside(lambda: _create_search(hall, stream)) if hall.store.dialect != "sqlite" else None
             try:
                 for index in indexes:
@@ -125,8 +125,8 @@ def _rebuild(hall: Hall, domains: list[str] | None, batch: int, progress: Progre
             for statement in fulltext.optimize_sql(stream.tables, hall.store.dialect):
                 conn.exec_driver_sql(statement)
             if search is not None:
-                # with the GIN index's expression, whose statistics ANALYZE gathers too (the log
-                # and its chain are not replayed: their statistics stand)
+                # with the document column, whose statistics the planner weighs a match by (the
+                # log and its chain are not replayed: their statistics stand)
                 conn.exec_driver_sql(_analyze_sql(stream.tables, entries=True))
         rebuilding.clear(hall.store, name)
         replayed[name] = done
