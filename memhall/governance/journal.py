@@ -11,8 +11,14 @@ The head row is the domain's lock and its clock. It holds the last position
 and chain head, so positions are assigned here, contiguous: a gap in the log
 is always a deletion, never a rolled-back writer. On PostgreSQL `SELECT … FOR
 UPDATE` on it serializes the writers of one domain only, for the span of
-their transaction; writers of other domains never wait. SQLite has one write
-lock per file, taken up front by BEGIN IMMEDIATE.
+their transaction; writers of other domains never wait. The same statement
+first takes the domain's advisory lock, so writers queue in the lock manager,
+not on the row (whose waiters, once it is unlocked, find and lock its newer
+version: the server's work per turn grows with contention). Measured, eight
+processes taking turns on a row alone cost the server 0.74-0.85 ms a
+turn against 0.52-0.58 ms behind the advisory lock (one process: the same),
+and made 718-790 turns/s against 855-909/s. SQLite has one write lock per
+file, taken up front by BEGIN IMMEDIATE.
 
 Stdlib only (plus orjson): the fast handoff path imports it without
 SQLAlchemy or pydantic.
@@ -31,6 +37,9 @@ from memhall.governance.projection import ops_for
 from memhall.governance.projection.apply import COPY_MIN, Projector, SqlBackend, copy_rows
 from memhall.governance.projection.ops import State
 from memhall.governance.projection.schema import READ_MODELS
+
+#: the high half of a domain's advisory lock key ("mh"); the low half, its head table's oid
+ADVISORY = 0x6D68
 
 #: up to how many events a PostgreSQL append logs in one statement (`Journal._log_sql`)
 LOG_IN_ONE = 16
@@ -84,7 +93,11 @@ class Journal:
         self.chain_table = self.prefix + "chain"
         self.head_table = self.prefix + "head"
         m = "?" if dialect == "sqlite" else "%s"
-        lock = "" if dialect == "sqlite" else " FOR UPDATE"
+        # PostgreSQL: the domain's advisory lock (keyed by its head table: the store's own), then
+        # the head row's, taken at once then (`held`)
+        lock = "" if dialect == "sqlite" else (
+            f" AND pg_advisory_xact_lock({ADVISORY << 32} + '{self.head_table}'::regclass::oid::bigint) "
+            "IS NOT NULL FOR UPDATE")
         self._head_sql = f"SELECT position, head FROM {self.head_table} WHERE id = 1{lock}"
         self._event_sql = (f"INSERT INTO {self.events_table} "
                            f"(id, originator_id, originator_version, topic, state) VALUES ({m}, {m}, {m}, {m}, {m})")

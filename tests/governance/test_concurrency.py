@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from uuid import uuid4
@@ -22,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 WRITER = """
 import sys
+import threading
 from memhall.domains.entry import draft
 from memhall.domains.entry import draft
 from memhall.governance.hall import Hall
@@ -135,3 +137,36 @@ def wait_until_waiting_on_a_lock(store_url: str, name: str, process: subprocess.
             watcher.rollback()
             time.sleep(0.05)
     watching.dispose()
+
+
+def test_on_postgresql_a_domain_s_lock_is_its_store_s_own_not_every_schema_s_domain_of_that_name(
+        postgres_hall: Hall, policies: PolicySet) -> None:
+    """A writer takes its domain's advisory lock, keyed by the domain's head table: another store
+    (a schema of the same database) with a domain of the same name does not wait for it."""
+    from tests.conftest import POSTGRES_URL, postgres_schema_url
+
+    schema = f"t_{uuid4().hex[:12]}"
+    admin = Store(POSTGRES_URL)
+    with admin.write_engine.connect() as conn:
+        conn.execute(text(f"CREATE SCHEMA {schema}"))
+        conn.commit()
+    other = Hall(Store(postgres_schema_url(schema)), policies)
+    other.create_domain("maki", "company")
+    done: list[str] = []
+    try:
+        with postgres_hall.writing(postgres_hall.streams.stream("company")):  # this store's company lock
+            elsewhere = threading.Thread(target=lambda: done.append(
+                other.write("codex", "company", draft(text="written in the other store")).entry_id))
+            elsewhere.start()
+            elsewhere.join(timeout=20)
+            finished_while_held = not elsewhere.is_alive()
+        elsewhere.join()
+    finally:
+        other.store.dispose()
+        with admin.write_engine.connect() as conn:
+            conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+            conn.commit()
+        admin.dispose()
+
+    assert finished_while_held
+    assert len(done) == 1
