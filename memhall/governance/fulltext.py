@@ -55,17 +55,40 @@ anything something anyone someone ever get got
 
 
 def create_sql(tables: DomainTables, dialect: str) -> list[str]:
-    """The full-text index of a domain's entries (idempotent)."""
+    """The full-text index of a domain's entries (idempotent): `table_sql`, then on PostgreSQL
+    the GIN index on the document column (on entries an earlier version filled, without the
+    column, the expression index they had)."""
+    if dialect == "sqlite":
+        return table_sql(tables, dialect)
+    entries = tables.entries.name
+    return [*table_sql(tables, dialect),
+            f"DO $$ BEGIN IF {_HAS_COLUMN.format(table=entries)} THEN "
+            f"CREATE INDEX IF NOT EXISTS {tables.prefix}entries_document ON {entries} USING GIN ({COLUMN}); "
+            f"ELSE CREATE INDEX IF NOT EXISTS {tables.prefix}entries_fts_en ON {entries} USING GIN ({DOCUMENT}); "
+            "END IF; END $$"]
+
+
+def table_sql(tables: DomainTables, dialect: str) -> list[str]:
+    """What the index needs before the first row (idempotent). SQLite: the full-text tables.
+    PostgreSQL: the entries' document column, added to entries that have none yet and no rows
+    (a table just made: nothing to rewrite). Where it is there already, nothing is done and no
+    lock taken (a rebuild builds the GIN index while other indexes of entries are built);
+    entries an earlier version filled are left as they are, searched by the expression, until
+    `memhall rebuild` makes them again (adding the column would rewrite the table, locked)."""
     if dialect == "sqlite":
         return [f"CREATE VIRTUAL TABLE IF NOT EXISTS {tables.search_name} "
                 f"USING fts5(entry_id UNINDEXED, body, tokenize='{TOKENIZER}')",
                 f"CREATE VIRTUAL TABLE IF NOT EXISTS {vocabulary(tables)} "
                 f"USING fts5vocab({tables.search_name}, 'row')"]
-    # (on the entries' table as made: empty, so adding the column rewrites nothing)
-    return [f"ALTER TABLE {tables.entries.name} ADD COLUMN IF NOT EXISTS {COLUMN} tsvector "
-            f"GENERATED ALWAYS AS ({DOCUMENT}) STORED",
-            f"CREATE INDEX IF NOT EXISTS {tables.prefix}entries_document ON "
-            f"{tables.entries.name} USING GIN ({COLUMN})"]
+    entries = tables.entries.name
+    return [f"DO $$ BEGIN IF NOT {_HAS_COLUMN.format(table=entries)} AND NOT EXISTS "
+            f"(SELECT 1 FROM {entries} LIMIT 1) THEN ALTER TABLE {entries} ADD COLUMN {COLUMN} tsvector "
+            f"GENERATED ALWAYS AS ({DOCUMENT}) STORED; END IF; END $$"]
+
+
+#: PostgreSQL: whether a table has the document column (a catalog read: no lock on the table)
+_HAS_COLUMN = (f"EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = '{{table}}'::regclass "
+               f"AND attname = '{COLUMN}' AND NOT attisdropped)")
 
 
 def document(conn: Connection, tables: DomainTables) -> str:

@@ -145,9 +145,8 @@ def reset_sql(hall: Hall, name: str, tables: DomainTables) -> list[str]:
         *(f"DROP TABLE IF EXISTS {tables.prefix}{suffix}" for suffix in RETIRED),
         *(str(CreateTable(table).compile(dialect=dialect)).strip()
           for table in tables.metadata.sorted_tables if table in projections),
-        # PostgreSQL's full-text index is one more secondary index
-        *(statement for statement in fulltext.create_sql(tables, dialect.name)
-          if not statement.startswith("CREATE INDEX")),
+        # SQLite's full-text tables; PostgreSQL's document column (its index is one more secondary index)
+        *fulltext.table_sql(tables, dialect.name),
         *head_table_sql(name, dialect.name),
     ]
 

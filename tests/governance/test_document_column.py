@@ -91,3 +91,33 @@ def test_the_document_column_holds_each_entry_s_document_and_verify_passes_over_
     assert set(stored) == set(TEXTS)
     assert set(stored.values()) == {"True"}
     assert all(report.ok for report in verify_read_models(searched.streams, ["company"], thorough=True))
+
+
+def test_making_the_index_again_takes_no_lock_that_another_index_build_of_entries_would_block(
+        searched: Hall) -> None:
+    """A rebuild builds the GIN index on one connection while it builds the other indexes of
+    entries on another (each holding a SHARE lock): the document column, there already, is not
+    added again (ALTER TABLE would wait for the other build, and fail after the lock timeout)."""
+    stream = searched.streams.stream("company")
+    with searched.store.write_engine.connect() as building:
+        building.execute(text(f"LOCK TABLE {stream.tables.entries.name} IN SHARE MODE"))
+        with searched.store.write_engine.begin() as conn:
+            conn.execute(text("SET LOCAL lock_timeout = '2s'"))
+            stream.create_search(conn)
+        building.rollback()
+    [definition] = index_definitions(searched)
+    assert f"gin ({fulltext.COLUMN})" in definition
+
+
+def test_entries_an_earlier_version_filled_keep_their_expression_index_when_a_domain_is_made_again(
+        searched: Hall) -> None:
+    """Making a domain's tables again (idempotent) adds no column to entries that have rows:
+    that would rewrite the table under an exclusive lock. `memhall rebuild` gives it the column."""
+    made_by_an_earlier_version(searched)
+    searched.streams.stream("company").create()
+
+    [definition] = index_definitions(searched)
+    assert "to_tsvector" in definition
+    with searched.store.read() as conn:
+        assert fulltext.document(conn, searched.streams.stream("company").tables) == fulltext.DOCUMENT
+    assert found(searched, "fridays") == ["deploys happen on fridays"]
