@@ -26,15 +26,10 @@ from typing import Any
 
 from sqlalchemy import Connection
 
+from memhall.governance.document import COLUMN, DOCUMENT
 from memhall.governance.store import raw
 from memhall.governance.tables import DomainTables
 
-#: the PostgreSQL document: the generated column's expression (and, in a store an earlier
-#: version made, the expression of its GIN index)
-DOCUMENT = ("to_tsvector('english', text || ' ' || coalesce(interpretation, '') || ' ' || "
-            "people || ' ' || places || ' ' || topics)")
-#: the PostgreSQL column that holds it
-COLUMN = "document"
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 MAX_WORDS = 32
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel
 
+from memhall.governance.document import COLUMN, altered
 from memhall.governance.projection import ops_for
 from memhall.governance.projection.apply import Projector, SqlBackend
 from memhall.governance.projection.ops import LOGGED, replayed_ops
@@ -253,6 +254,10 @@ def _verify_once(db: Any, dialect: str, name: str, registry: dict[str, Any], bat
         if isinstance(backend, StreamingBackend):
             backend.close()
         scratch.drop()
+    wrong = altered(db, prefix + "entries") if dialect == "postgresql" else None
+    if wrong is not None:
+        return ModelReport(domain=name, ok=False, events=events, rows=checked, broken=ModelBreak(
+            table=prefix + "entries", key="", column=COLUMN, detail=wrong))
     for state in opened:
         known, by = state["name"] in registry, registry.get(state["name"])
         if not known or by != state["actor"]:

@@ -5,6 +5,7 @@ same way, with the same answers, until `memhall rebuild` gives it the column."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from sqlalchemy import text
@@ -121,3 +122,51 @@ def test_entries_an_earlier_version_filled_keep_their_expression_index_when_a_do
     with searched.store.read() as conn:
         assert fulltext.document(conn, searched.streams.stream("company").tables) == fulltext.DOCUMENT
     assert found(searched, "fridays") == ["deploys happen on fridays"]
+
+
+def verdict(hall: Hall) -> Any:
+    [report] = verify_read_models(hall.streams, ["company"])
+    return report
+
+
+def test_documents_written_by_hand_behind_a_dropped_expression_fail_verify(searched: Hall) -> None:
+    """The column's values cannot be edited, but its expression can be dropped and the values
+    written by hand: an entry hidden from search, no row of the log or of entries touched."""
+    entries = searched.streams.stream("company").tables.entries.name
+    assert verdict(searched).ok
+    with searched.store.write() as conn:
+        conn.execute(text(f"ALTER TABLE {entries} ALTER COLUMN {fulltext.COLUMN} DROP EXPRESSION"))
+        conn.execute(text(f"UPDATE {entries} SET {fulltext.COLUMN} = ''::tsvector WHERE text LIKE 'deploys%'"))
+    assert found(searched, "fridays") == []  # hidden
+
+    report = verdict(searched)
+
+    assert not report.ok
+    assert report.broken is not None
+    assert (report.broken.table, report.broken.column) == (entries, fulltext.COLUMN)
+    assert "no longer generated" in report.broken.detail
+    rebuild(searched)
+    assert verdict(searched).ok
+    assert found(searched, "fridays") == ["deploys happen on fridays"]
+
+
+def test_a_document_column_made_again_from_another_expression_fails_verify(searched: Hall) -> None:
+    entries = searched.streams.stream("company").tables.entries.name
+    with searched.store.write() as conn:
+        conn.execute(text(f"ALTER TABLE {entries} DROP COLUMN {fulltext.COLUMN}"))
+        conn.execute(text(f"ALTER TABLE {entries} ADD COLUMN {fulltext.COLUMN} tsvector GENERATED ALWAYS AS "
+                          "(to_tsvector('english', text)) STORED"))
+
+    report = verdict(searched)
+
+    assert not report.ok
+    assert report.broken is not None and report.broken.column == fulltext.COLUMN
+    assert "another expression" in report.broken.detail
+    [thorough] = verify_read_models(searched.streams, ["company"], thorough=True)
+    assert not thorough.ok
+
+
+def test_a_store_an_earlier_version_made_passes_verify_without_the_column(searched: Hall) -> None:
+    made_by_an_earlier_version(searched)
+
+    assert verdict(searched).ok
