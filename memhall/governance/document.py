@@ -25,13 +25,25 @@ _COLUMN_SQL = ("SELECT a.attgenerated, pg_get_expr(d.adbin, d.adrelid) FROM pg_a
                "WHERE a.attrelid = to_regclass(%s) AND a.attname = %s AND NOT a.attisdropped")
 
 
+def has_column(db: Any, entries: str) -> bool:
+    """PostgreSQL: whether `entries` has the document column (a store an earlier version made
+    has not, until `memhall rebuild`)."""
+    return _column(db, entries) is not None
+
+
+def _column(db: Any, table: str) -> tuple[str, str | None] | None:
+    """Whether `table`'s document column is generated, and from what; None: it has none."""
+    cursor = db.cursor()
+    cursor.execute(_COLUMN_SQL, (table, COLUMN))
+    found = cursor.fetchone()
+    return None if found is None else (str(found[0]), found[1])
+
+
 def altered(db: Any, entries: str) -> str | None:
     """PostgreSQL (a DBAPI connection, in its transaction): what is wrong with the document
     column of `entries`, or None (also when it has none: a store an earlier version made,
     searched by the expression)."""
-    cursor = db.cursor()
-    cursor.execute(_COLUMN_SQL, (entries, COLUMN))
-    found = cursor.fetchone()
+    found = _column(db, entries)
     if found is None:
         return None
     generated, expression = found
@@ -49,8 +61,8 @@ def _expected(db: Any, entries: str) -> str:
     cursor.execute(f"DROP TABLE IF EXISTS pg_temp.{scratch}")
     cursor.execute(f"CREATE TEMP TABLE {scratch} (LIKE {entries})")
     cursor.execute(f"ALTER TABLE pg_temp.{scratch} DROP COLUMN IF EXISTS {COLUMN}")
-    cursor.execute(f"ALTER TABLE pg_temp.{scratch} ADD COLUMN {COLUMN} tsvector GENERATED ALWAYS AS ({DOCUMENT}) STORED")
-    cursor.execute(_COLUMN_SQL, (f"pg_temp.{scratch}", COLUMN))
-    expression = str(cursor.fetchone()[1])
+    cursor.execute(f"ALTER TABLE pg_temp.{scratch} ADD COLUMN {COLUMN} tsvector "
+                   f"GENERATED ALWAYS AS ({DOCUMENT}) STORED")
+    found = _column(db, f"pg_temp.{scratch}")
     cursor.execute(f"DROP TABLE pg_temp.{scratch}")
-    return expression
+    return str(found[1]) if found is not None else ""

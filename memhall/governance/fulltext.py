@@ -9,8 +9,9 @@ an expression index cannot give it back, so a query recomputed it for every row
 that matched (recall's lexical queries at 100k entries: 42-58 ms against 6-10 ms,
 medians). A rebuild computes the documents as it copies the rows in, beside the
 replay, and its GIN build at the end reads them (2.2 s against 6.4 s at 100k): on
-two cores the rebuild as a whole takes as long as before. A store an earlier version made keeps its expression index until
-`memhall rebuild` (`document`). Both index the same document (text,
+two cores the rebuild as a whole takes as long as before. A store an earlier
+version made keeps its expression index until `memhall rebuild` (`document`).
+Both index the same document (text,
 interpretation, tags) and both drop English stop words from a query and OR its
 words (`websearch_to_tsquery` would AND them): a natural question never comes
 back empty because one of its words is missing. The two rank slightly
@@ -26,7 +27,7 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from memhall.governance.document import COLUMN, DOCUMENT
+from memhall.governance.document import COLUMN, DOCUMENT, has_column
 from memhall.governance.store import raw
 from memhall.governance.tables import DomainTables
 
@@ -96,8 +97,7 @@ def document(conn: Connection, tables: DomainTables) -> str:
     table = tables.entries.name
     if table in known:
         return COLUMN
-    if _rows(conn, "SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass(:t) AND attname = :c "
-                   "AND NOT attisdropped", {"t": table, "c": COLUMN}):
+    if has_column(raw(conn), table):
         known.add(table)
         return COLUMN
     return DOCUMENT

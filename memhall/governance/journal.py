@@ -15,10 +15,10 @@ their transaction; writers of other domains never wait. The same statement
 first takes the domain's advisory lock, so writers queue in the lock manager,
 not on the row (whose waiters, once it is unlocked, find and lock its newer
 version: the server's work per turn grows with contention). Measured, eight
-processes taking turns on a row alone cost the server 0.74-0.85 ms a
-turn against 0.52-0.58 ms behind the advisory lock (one process: the same),
-and made 718-790 turns/s against 855-909/s. SQLite has one write lock per
-file, taken up front by BEGIN IMMEDIATE.
+processes taking turns on a row alone cost the server 0.90 ms a turn against
+0.68 ms behind the advisory lock, and made 651 turns/s against 743 (medians of
+twelve alternating pairs; one process alone: the same). SQLite has one write
+lock per file, taken up front by BEGIN IMMEDIATE.
 
 Stdlib only (plus orjson): the fast handoff path imports it without
 SQLAlchemy or pydantic.
