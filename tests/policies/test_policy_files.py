@@ -47,6 +47,18 @@ def test_a_syntax_error_names_the_file_and_line_of_the_broken_rule(policy_dir: P
     assert line - 3 <= int(message.split(":")[1]) <= line
 
 
+def test_a_template_rule_is_refused_naming_where_it_is(policy_dir: Path) -> None:
+    """The rules are parsed together; one Cedar reads as a template is refused all the same."""
+    seat = policy_dir / "seat.cedar"
+    edit(seat, "permit (principal, action == Action::\"request\", resource)",
+         "permit (principal == ?principal, action == Action::\"request\", resource)")
+
+    message = load_error(policy_dir)
+
+    assert message.startswith(f"{seat}:")
+    assert "templates (?principal, ?resource) are not supported" in message
+
+
 def test_a_misspelled_attribute_names_the_file_and_line(policy_dir: Path) -> None:
     chair = policy_dir / "session_chair.cedar"
     edit(chair, "resource.layer == \"L1\" &&", "resource.layr == \"L1\" &&")
