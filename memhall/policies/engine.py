@@ -52,11 +52,16 @@ class PolicySet:
         self.roles = roles
         self._schema = schema
         self._cedar = cedar
-        self._partitions = _partition(rules, cedar, hierarchy=_has_action_groups(schema))
+        self._hierarchy = _has_action_groups(schema)
+        #: per action, the rules whose scope can name it, by their Cedar policy id
+        self._names = _partition(rules, hierarchy=self._hierarchy)
+        #: per action, those rules as a Cedar policy set, parsed when the action is first decided
+        #: (most commands decide one or two of the twenty: parsing them all was a third of a load)
+        self._policies: dict[Action, cedarpy.PolicySet] = {}
         #: per action, the resource attributes its rules can read (the others cannot change
         #: an answer, so a batch's resources that differ only in them share one entity)
         self._read = {action: read_attributes(rule.text for rule in names.values())
-                      for action, (_, names) in self._partitions.items()}
+                      for action, names in self._names.items()}
         self._order = {rule.id: i for i, rule in enumerate(rules)}
         self._principals: dict[str, cedarpy.Entities] = {}
         self._applies = probe_applies(source, schema, cedar)
@@ -204,7 +209,7 @@ class PolicySet:
                   for start in range(0, len(indices), _BATCH)]
         answers: list[tuple[Answer, Mapping[str, Rule]]] = [_NO_ANSWER] * len(asked.requests)
         for chunk, handle in zip(chunks, entity_sets(asked, chunks, len(asked.requests) >= _PIPELINED)):
-            policies, names = self._partitions[asked.actions[chunk[0]]]
+            policies, names = self._partition(asked.actions[chunk[0]])
             results = _authorized([asked.requests[i] for i in chunk], policies, handle, self._schema)
             for index, result in zip(chunk, results):
                 answers[index] = (result, names)
@@ -215,10 +220,19 @@ class PolicySet:
     ) -> Decision:
         rid = request.resource_id or "-"
         entities = principal.with_added_json_str(json.dumps([resource_entity(request, rid)]))
-        policies, names = self._partitions[request.action]
+        policies, names = self._partition(request.action)
         result = cedarpy.is_authorized(cedar_request(request, ptype, rid), policies, entities, self._schema)
         answer = Answer(result.allowed, result.diagnostics.reasons, result.diagnostics.errors)
         return self._decision(request, answer, names)
+
+    def _partition(self, action: Action) -> tuple[cedarpy.PolicySet, dict[str, Rule]]:
+        """Cedar evaluates every policy it is given: for each action, only those that can name it."""
+        names = self._names[action]
+        policies = self._policies.get(action)
+        if policies is None:
+            policies = self._policies[action] = self._cedar if self._hierarchy else \
+                cedarpy.PolicySet.from_str("\n".join(rule.text for rule in names.values()))
+        return policies, names
 
     def _decision(
         self, request: PolicyRequest, answer: Answer, names: Mapping[str, Rule]
@@ -292,24 +306,17 @@ def _has_action_groups(schema: cedarpy.Schema) -> bool:
     return any(line.startswith("action ") and " in [" in line for line in str(schema).splitlines())
 
 
-def _partition(
-    rules: tuple[Rule, ...], cedar: cedarpy.PolicySet, hierarchy: bool
-) -> dict[Action, tuple[cedarpy.PolicySet, dict[str, Rule]]]:
-    """For each action, only the rules whose scope can name it: Cedar evaluates
-    every policy it is given, so a smaller set is a faster decision.
-
-    With action groups in the schema a scope may name an action through its
-    group, so every action then gets the whole set.
-    """
+def _partition(rules: tuple[Rule, ...], hierarchy: bool) -> dict[Action, dict[str, Rule]]:
+    """For each action, the rules whose scope can name it, each by its id in the action's
+    Cedar policy set. With action groups in the schema a scope may name an action through its
+    group, so every action then gets the whole set (named as in it)."""
     whole = {f"policy{i}": rule for i, rule in enumerate(rules)}
     if hierarchy:
-        return {action: (cedar, whole) for action in Action}
+        return {action: whole for action in Action}
     partitions = {}
     for action in Action:
         subset = [r for r in rules if r.actions is None or action.value in r.actions]
-        text = "\n".join(rule.text for rule in subset)
-        names = {f"policy{i}": rule for i, rule in enumerate(subset)}
-        partitions[action] = (cedarpy.PolicySet.from_str(text), names)
+        partitions[action] = {f"policy{i}": rule for i, rule in enumerate(subset)}
     return partitions
 
 
