@@ -6,7 +6,7 @@ BM25. PostgreSQL: the `english` text-search configuration, each entry's document
 kept in a stored generated column (`document`) with a GIN index on it, ranked by
 ts_rank. The column, not the expression: ts_rank reads each match's document, and
 an expression index cannot give it back, so a query recomputed it for every row
-that matched (recall's lexical queries at 100k entries: 42-58 ms against 6-10 ms,
+that matched (recall's lexical queries at 100k entries: 40-58 ms against 6-10 ms,
 medians). A rebuild computes the documents as it copies the rows in, beside the
 replay, and its GIN build at the end reads them (2.2 s against 6.4 s at 100k): on
 two cores the rebuild as a whole takes as long as before. A store an earlier
