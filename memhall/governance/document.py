@@ -20,6 +20,9 @@ DOCUMENT = ("to_tsvector('english', text || ' ' || coalesce(interpretation, '') 
 #: the column that holds it
 COLUMN = "document"
 
+#: whether a table has the column, as a condition of SQL (a catalog read: no lock on the table)
+HAS_COLUMN_SQL = (f"EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = '{{table}}'::regclass "
+                  f"AND attname = '{COLUMN}' AND NOT attisdropped)")
 _COLUMN_SQL = ("SELECT a.attgenerated, pg_get_expr(d.adbin, d.adrelid) FROM pg_attribute a "
                "LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum "
                "WHERE a.attrelid = to_regclass(%s) AND a.attname = %s AND NOT a.attisdropped")

@@ -27,7 +27,7 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from memhall.governance.document import COLUMN, DOCUMENT, has_column
+from memhall.governance.document import COLUMN, DOCUMENT, HAS_COLUMN_SQL, has_column
 from memhall.governance.store import raw
 from memhall.governance.tables import DomainTables
 
@@ -58,7 +58,7 @@ def create_sql(tables: DomainTables, dialect: str) -> list[str]:
         return table_sql(tables, dialect)
     entries = tables.entries.name
     return [*table_sql(tables, dialect),
-            f"DO $$ BEGIN IF {_HAS_COLUMN.format(table=entries)} THEN "
+            f"DO $$ BEGIN IF {HAS_COLUMN_SQL.format(table=entries)} THEN "
             f"CREATE INDEX IF NOT EXISTS {tables.prefix}entries_document ON {entries} USING GIN ({COLUMN}); "
             f"ELSE CREATE INDEX IF NOT EXISTS {tables.prefix}entries_fts_en ON {entries} USING GIN ({DOCUMENT}); "
             "END IF; END $$"]
@@ -77,14 +77,9 @@ def table_sql(tables: DomainTables, dialect: str) -> list[str]:
                 f"CREATE VIRTUAL TABLE IF NOT EXISTS {vocabulary(tables)} "
                 f"USING fts5vocab({tables.search_name}, 'row')"]
     entries = tables.entries.name
-    return [f"DO $$ BEGIN IF NOT {_HAS_COLUMN.format(table=entries)} AND NOT EXISTS "
+    return [f"DO $$ BEGIN IF NOT {HAS_COLUMN_SQL.format(table=entries)} AND NOT EXISTS "
             f"(SELECT 1 FROM {entries} LIMIT 1) THEN ALTER TABLE {entries} ADD COLUMN {COLUMN} tsvector "
             f"GENERATED ALWAYS AS ({DOCUMENT}) STORED; END IF; END $$"]
-
-
-#: PostgreSQL: whether a table has the document column (a catalog read: no lock on the table)
-_HAS_COLUMN = (f"EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = '{{table}}'::regclass "
-               f"AND attname = '{COLUMN}' AND NOT attisdropped)")
 
 
 def document(conn: Connection, tables: DomainTables) -> str:

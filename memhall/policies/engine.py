@@ -54,7 +54,7 @@ class PolicySet:
         self._cedar = cedar
         self._hierarchy = _has_action_groups(schema)
         #: per action, the rules whose scope can name it, by their Cedar policy id
-        self._names = _partition(rules, hierarchy=self._hierarchy)
+        self._names = _names_by_action(rules, hierarchy=self._hierarchy)
         #: per action, those rules as a Cedar policy set, parsed when the action is first decided
         #: (most commands decide one or two of the twenty: parsing them all was a third of a load)
         self._policies: dict[Action, cedarpy.PolicySet] = {}
@@ -306,7 +306,7 @@ def _has_action_groups(schema: cedarpy.Schema) -> bool:
     return any(line.startswith("action ") and " in [" in line for line in str(schema).splitlines())
 
 
-def _partition(rules: tuple[Rule, ...], hierarchy: bool) -> dict[Action, dict[str, Rule]]:
+def _names_by_action(rules: tuple[Rule, ...], hierarchy: bool) -> dict[Action, dict[str, Rule]]:
     """For each action, the rules whose scope can name it, each by its id in the action's
     Cedar policy set. With action groups in the schema a scope may name an action through its
     group, so every action then gets the whole set (named as in it)."""

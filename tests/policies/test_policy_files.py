@@ -30,6 +30,13 @@ def load_error(directory: Path) -> str:
     return str(caught.value)
 
 
+def seat_request_scope(directory: Path, scope: str) -> tuple[Path, str]:
+    """seat.cedar's request rule with another scope; the file, and the load's error."""
+    seat = directory / "seat.cedar"
+    edit(seat, "permit (principal, action == Action::\"request\", resource)", f"permit ({scope})")
+    return seat, load_error(directory)
+
+
 def test_the_packaged_defaults_load() -> None:
     policy_set = PolicySet.load(None)
 
@@ -37,10 +44,7 @@ def test_the_packaged_defaults_load() -> None:
 
 
 def test_a_syntax_error_names_the_file_and_line_of_the_broken_rule(policy_dir: Path) -> None:
-    seat = policy_dir / "seat.cedar"
-    edit(seat, "permit (principal, action == Action::\"request\", resource)", "permit (principal, action == , resource)")
-
-    message = load_error(policy_dir)
+    seat, message = seat_request_scope(policy_dir, "principal, action == , resource")
 
     line = line_of(seat, "action == , resource")
     assert re.match(rf"{re.escape(str(seat))}:\d+: cannot parse rule", message)
@@ -49,11 +53,7 @@ def test_a_syntax_error_names_the_file_and_line_of_the_broken_rule(policy_dir: P
 
 def test_a_template_rule_is_refused_naming_where_it_is(policy_dir: Path) -> None:
     """The rules are parsed together; one Cedar reads as a template is refused all the same."""
-    seat = policy_dir / "seat.cedar"
-    edit(seat, "permit (principal, action == Action::\"request\", resource)",
-         "permit (principal == ?principal, action == Action::\"request\", resource)")
-
-    message = load_error(policy_dir)
+    seat, message = seat_request_scope(policy_dir, "principal == ?principal, action == Action::\"request\", resource")
 
     assert message.startswith(f"{seat}:")
     assert "templates (?principal, ?resource) are not supported" in message
@@ -70,11 +70,7 @@ def test_a_misspelled_attribute_names_the_file_and_line(policy_dir: Path) -> Non
 
 
 def test_an_unknown_entity_type_is_refused(policy_dir: Path) -> None:
-    seat = policy_dir / "seat.cedar"
-    edit(seat, "permit (principal, action == Action::\"request\", resource)",
-         "permit (principal is Robot, action == Action::\"request\", resource)")
-
-    message = load_error(policy_dir)
+    seat, message = seat_request_scope(policy_dir, "principal is Robot, action == Action::\"request\", resource")
 
     assert message.startswith(f"{seat}:{line_of(seat, 'Robot')}:")
     assert "Robot" in message
