@@ -102,32 +102,18 @@ def _rebuild(hall: Hall, domains: list[str] | None, batch: int, progress: Progre
                 _register(conn, state)
         if progress is not None:
             progress(name, done, total)
-        with hall.store.write() as conn:
-            if hall.store.dialect == "sqlite":
+        if hall.store.dialect == "postgresql":
+            _index_postgresql(hall, stream, indexes)
+        else:
+            with hall.store.write() as conn:
                 # the writer process changed the schema: a statement that reads it makes this
                 # connection load it again (CREATE INDEX checks names against the one it holds)
                 conn.exec_driver_sql("SELECT count(*) FROM sqlite_master")
-            # PostgreSQL's full-text index (a GIN over every entry's document: the longest build)
-            # is built on a second connection meanwhile (the two only share a SHARE lock on entries)
-            search = _Beside(lambda: _create_search(hall, stream)) if hall.store.dialect != "sqlite" else None
-            try:
                 for index in indexes:
                     index.create(conn, checkfirst=True)  # one a reader of an older version built
-                if search is not None:
-                    # the planner's statistics of every read model but entries, while the GIN
-                    # index is built (ANALYZE of entries would wait for the build's lock)
-                    conn.exec_driver_sql(_analyze_sql(stream.tables, entries=False))
-            finally:
-                if search is not None:
-                    search.join()
-            if search is None:
                 stream.create_search(conn)
-            for statement in fulltext.optimize_sql(stream.tables, hall.store.dialect):
-                conn.exec_driver_sql(statement)
-            if search is not None:
-                # with the document column, whose statistics the planner weighs a match by (the
-                # log and its chain are not replayed: their statistics stand)
-                conn.exec_driver_sql(_analyze_sql(stream.tables, entries=True))
+                for statement in fulltext.optimize_sql(stream.tables, hall.store.dialect):
+                    conn.exec_driver_sql(statement)
         rebuilding.clear(hall.store, name)
         replayed[name] = done
     return replayed
@@ -194,7 +180,39 @@ class _Beside:
             raise self.error
 
 
-def _create_search(hall: Hall, stream: Any) -> None:
+def _index_postgresql(hall: Hall, stream: Any, indexes: list[Any]) -> None:
+    """PostgreSQL: the planner's statistics and the read models' secondary indexes, on two
+    connections at once (two cores: neither waits for the other). A table's statistics are
+    its columns' (the document column's too), whatever indexes it has, so they come first,
+    each in a transaction of its own: ANALYZE and CREATE INDEX of one table wait for each
+    other. This connection then builds entries' btrees; the one beside builds every other
+    read model's indexes, then the full-text index (a GIN over every entry's document, the
+    longest build, sharing entries' SHARE lock) once entries' statistics are in."""
+    entries = stream.tables.entries
+    analyzed = threading.Event()
+    beside = _Beside(lambda: _others_then_search(hall, stream, [i for i in indexes if i.table is not entries],
+                                                 analyzed))
+    try:
+        try:
+            with hall.store.write() as conn:
+                conn.exec_driver_sql(_analyze_sql(stream.tables, entries=True))
+        finally:
+            analyzed.set()  # (on an error, the one beside ends as it would: its own error, or none)
+        with hall.store.write() as conn:
+            for index in indexes:
+                if index.table is entries:
+                    index.create(conn, checkfirst=True)  # one a reader of an older version built
+    finally:
+        beside.join()
+
+
+def _others_then_search(hall: Hall, stream: Any, indexes: list[Any], analyzed: threading.Event) -> None:
+    with hall.store.write_engine.begin() as conn:
+        conn.exec_driver_sql(_analyze_sql(stream.tables, entries=False))
+    with hall.store.write_engine.begin() as conn:
+        for index in indexes:
+            index.create(conn, checkfirst=True)
+    analyzed.wait()
     with hall.store.write_engine.begin() as conn:
         stream.create_search(conn)
 
