@@ -75,6 +75,7 @@ Position = BigInteger().with_variant(Integer(), "sqlite")
 #: built and searched without the locale's rules (a btree on text built 10-35 % faster here)
 BYTEWISE = "C"
 Words = Text().with_variant(Text(collation=BYTEWISE), "postgresql")
+Stamp = String(32).with_variant(String(32, collation=BYTEWISE), "postgresql")
 
 
 class IsoTime(TypeDecorator[datetime]):
@@ -84,7 +85,7 @@ class IsoTime(TypeDecorator[datetime]):
     cache_ok = True
 
     def load_dialect_impl(self, dialect: Dialect) -> Any:
-        return dialect.type_descriptor(String(32, collation=BYTEWISE) if dialect.name == "postgresql" else String(32))
+        return dialect.type_descriptor(Stamp)
 
     def process_bind_param(self, value: Any, dialect: Dialect) -> str | None:
         return None if value is None else iso(value)
