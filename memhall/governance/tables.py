@@ -81,11 +81,8 @@ Stamp = String(32).with_variant(String(32, collation=BYTEWISE), "postgresql")
 class IsoTime(TypeDecorator[datetime]):
     """A time stored as fixed-width ISO-8601 UTC text (`schema.iso`)."""
 
-    impl = String(32)
+    impl = Stamp
     cache_ok = True
-
-    def load_dialect_impl(self, dialect: Dialect) -> Any:
-        return dialect.type_descriptor(Stamp)
 
     def process_bind_param(self, value: Any, dialect: Dialect) -> str | None:
         return None if value is None else iso(value)
@@ -97,11 +94,8 @@ class IsoTime(TypeDecorator[datetime]):
 class JsonText(TypeDecorator[Any]):
     """A JSON value stored as compact text (`schema.json_text`)."""
 
-    impl = Text
+    impl = Words
     cache_ok = True
-
-    def load_dialect_impl(self, dialect: Dialect) -> Any:
-        return dialect.type_descriptor(Words)
 
     def process_bind_param(self, value: Any, dialect: Dialect) -> str | None:
         return None if value is None else json_text(value)
