@@ -252,6 +252,10 @@ class Hall:
         # of a domain overlap in all but taking their turn in its log.
         ready = (prepared.prepare(self, stream, request, entry, encoding)
                  if supersedes is None and self._own_session(stream, entry, actor) else None)
+        if ready is not None:  # on PostgreSQL, in one round trip if nothing it assumed moved
+            done = prepared.commit_at_once(self, stream, ready, entry.idempotency_key)
+            if done is not None:
+                return done
         keyed = [entry.idempotency_key] if entry.idempotency_key else []
         with self.writing(stream, dedup=[entry.dedup_key()], replay=keyed,
                           rows=[("threads", thread)], open_only=True) as session:

@@ -98,7 +98,7 @@ class Journal:
         lock = "" if dialect == "sqlite" else (
             f" AND pg_advisory_xact_lock({ADVISORY << 32} + '{self.head_table}'::regclass::oid::bigint) "
             "IS NOT NULL FOR UPDATE")
-        self._head_sql = f"SELECT position, head FROM {self.head_table} WHERE id = 1{lock}"
+        self.head_sql = f"SELECT position, head FROM {self.head_table} WHERE id = 1{lock}"
         self._event_sql = (f"INSERT INTO {self.events_table} "
                            f"(id, originator_id, originator_version, topic, state) VALUES ({m}, {m}, {m}, {m}, {m})")
         self._chain_sql = f"INSERT INTO {self.chain_table} (position, head) VALUES ({m}, {m})"
@@ -134,7 +134,7 @@ class Journal:
             keys = list(ahead.rows) if ahead is not None else []
             with connection.pipeline():
                 heads = connection.cursor()
-                heads.execute(self._head_sql)
+                heads.execute(self.head_sql)
                 lasts = connection.cursor()
                 if last_of is not None:
                     lasts.execute(self._last_sql, (self.uuid_param(last_of),))
@@ -167,7 +167,7 @@ class Journal:
     def head(self, connection: Any) -> tuple[int, str]:
         """The last position and chain head; on PostgreSQL this locks the domain."""
         cursor = connection.cursor()
-        cursor.execute(self._head_sql)
+        cursor.execute(self.head_sql)
         row = cursor.fetchone()
         if row is None:
             raise StaleHeadError(f"the head row of {self.domain} is missing")

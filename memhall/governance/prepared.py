@@ -28,9 +28,10 @@ from memhall.domains.charter import Charter
 from memhall.domains.dynamics.encoding import EncodingRecord
 from memhall.domains.entry import Entry, EntryDraft
 from memhall.domains.values import Layer
+from memhall.governance import at_once
 from memhall.governance.journal import NewEvent
 from memhall.governance.store import raw
-from memhall.governance.streams import DomainStream
+from memhall.governance.streams import DomainStream, planning
 from memhall.governance.views import WriteResult
 from memhall.policies.model import Decision, PolicyRequest
 
@@ -98,6 +99,30 @@ def commit(hall: Hall, session: Connection, stream: DomainStream, prepared: Prep
     """Append the prepared events under the lock, stamped with the time they take their place."""
     stream.journal.append(raw(session), restamped(prepared.events, Entry.Written.create_timestamp(), stream),
                           commit=hall.store.may_commit_early())
+    return WriteResult(entry_id=str(prepared.entry.id), domain=stream.name,
+                       layer=prepared.entry.layer.value, rule=prepared.decision.rule_id)
+
+
+def commit_at_once(hall: Hall, stream: DomainStream, prepared: Prepared,
+                   idempotency_key: str | None) -> WriteResult | None:
+    """PostgreSQL, outside any transaction: the prepared write locked, checked, appended and
+    committed in one round trip (`at_once`); None when it was not written (it is then decided
+    under the lock, as `holds` and `commit` do)."""
+    store, seal = hall.store, hall.seal
+    if store.dialect != "postgresql" or store.in_transaction() or planning() or seal is None \
+            or len(prepared.events) != 1:
+        return None
+    last = seal.known_last(stream.name, prepared.charter)
+    if last is None:
+        return None
+    event = restamped(prepared.events, at_once.STAND_IN_TIME, stream)[0]
+    with store.write() as session:
+        position = at_once.append(stream.journal, raw(session), event, now=Entry.Written.create_timestamp(),
+                                  charter=seal.charter_ident(stream.name),
+                                  charter_last=last, dedup_key=prepared.dedup_key,
+                                  idempotency_key=idempotency_key)
+    if position is None:
+        return None
     return WriteResult(entry_id=str(prepared.entry.id), domain=stream.name,
                        layer=prepared.entry.layer.value, rule=prepared.decision.rule_id)
 

@@ -149,6 +149,13 @@ class Seal:
         known = self._read.get(domain)
         return known[1] if known is not None else None
 
+    def known_last(self, domain: str, charter: Charter) -> tuple[int, bytes] | None:
+        """The last event of `domain`'s charter when this process read `charter` (`known`),
+        if that is still the charter it knows: what a write prepared under it checks the log
+        against under the lock (`at_once`)."""
+        known = self._read.get(domain)
+        return known[0] if known is not None and known[1] is charter else None
+
     @contextmanager
     def assumed(self, domain: str, charter: Charter) -> Iterator[None]:
         """While this thread prepares a write without the domain's lock: `current` answers

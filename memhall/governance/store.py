@@ -204,6 +204,10 @@ class Store:
             finally:
                 self._current.reset(token)
 
+    def in_transaction(self) -> bool:
+        """Whether a write transaction is open in this context (`write`)."""
+        return self._current.get() is not None
+
     def may_commit_early(self) -> bool:
         """Whether the write in progress may commit its transaction itself, with its last
         statements (PostgreSQL, in their round trip): it runs in the outermost use of a

@@ -58,6 +58,11 @@ def planned(conn: Connection, plan: Any) -> Iterator[None]:
         _PLANNED.reset(token)
 
 
+def planning() -> bool:
+    """Whether saves are being planned to run elsewhere (`planned`)."""
+    return _PLANNED.get() is not None
+
+
 class DomainStream:
     """Everything of one domain's stream within one store."""
 
