@@ -197,9 +197,9 @@ def _text(p: str, keyed: bool, shape: tuple[Any, ...]) -> str:
     # the time: the later of the client's and the log's last; a clock more than a second behind
     # the log (frozen, or another host's) keeps its own time, under the lock, as a last time
     # whose microseconds are 0 (another text in the event) does
-    s = ("s AS (SELECT greatest(c.now, l.at) AS at, c.now::timestamptz >= l.at::timestamptz - interval '1 second'"
-         f" AS near FROM (SELECT %s::text AS now) c, LATERAL (SELECT coalesce((SELECT at FROM {p}audit"
-         " ORDER BY position DESC LIMIT 1), c.now) AS at) l)")
+    s = ("s AS (SELECT greatest(k.now, l.at) AS at, k.now::timestamptz >= l.at::timestamptz - interval '1 second'"
+         f" AS near FROM (SELECT %s::text AS now) k, LATERAL (SELECT coalesce((SELECT at FROM {p}audit"
+         " ORDER BY position DESC LIMIT 1), k.now) AS at) l)")
     # the position, the event's bytes with the time, and the chain's link (`chain.next_head`)
     d = (f"d AS (SELECT position + 1 AS pos, head, s.at, %s::bytea AS tag, %s::bytea AS ovt,"
          " overlay(%s::bytea placing convert_to(s.at, 'UTF8') from %s::int + 1) AS data"

@@ -17,8 +17,10 @@ not on the row (whose waiters, once it is unlocked, find and lock its newer
 version: the server's work per turn grows with contention). Measured, eight
 processes taking turns on a row alone cost the server 0.90 ms a turn against
 0.68 ms behind the advisory lock, and made 651 turns/s against 743 (medians of
-twelve alternating pairs; one process alone: the same). SQLite has one write
-lock per file, taken up front by BEGIN IMMEDIATE.
+twelve alternating pairs; one process alone: the same). A write prepared before
+the lock takes it in the round trip of its append and commit (`at_once`), so the
+client does no work while holding it. SQLite has one write lock per file, taken up
+front by BEGIN IMMEDIATE.
 
 Stdlib only (plus orjson): the fast handoff path imports it without
 SQLAlchemy or pydantic.

@@ -11,6 +11,10 @@ lock's own round trip), the draft repeats no active entry and no idempotency key
 only then appends, taking its position, chain link and timestamp there (`restamped`),
 so the log's times never run backwards within a domain: readers order by either.
 
+On PostgreSQL, outside a transaction a caller opened, those checks are the statement's own
+and the lock, the append and the commit go in one round trip (`at_once`, `commit_at_once`):
+the lock is held for the server's work alone; a check that fails there sends the write here.
+
 Anything else (a supersede, a claim to weigh, a pending mark, an explicit confidence, a
 refusal, a first write before this process has read the charter) is decided under the
 lock, as `Hall.write` always did.

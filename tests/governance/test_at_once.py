@@ -1,0 +1,200 @@
+"""On PostgreSQL a write prepared before its domain's lock is locked, checked, appended and
+committed in one round trip (`at_once`): the server computes its position, chain link and
+time, and writes the rows the projection made. What it stores is what the lock path stores
+(the chain verifies, a rebuild stores the same bytes, the event decodes to the same bytes);
+anything the preparation assumed that no longer holds sends the write under the lock."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+from freezegun import freeze_time
+from sqlalchemy import text
+
+from memhall.audit.verify import ChainSource, verify_store
+from memhall.domains.entry import draft
+from memhall.domains.errors import DomainRebuildingError
+from memhall.governance import at_once, rebuilding
+from memhall.governance.hall import Hall
+from memhall.governance.rebuild import rebuild
+from memhall.governance.recompute import verify_read_models
+from memhall.governance.tables import tables_for
+from tests.governance.test_rebuild import stored_bytes
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def outcomes(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int | None]]:
+    """What each one-round-trip attempt returned (its position, or None: not written)."""
+    seen: list[int | None] = []
+    real = at_once.append
+
+    def append(*args: Any, **kwargs: Any) -> int | None:
+        seen.append(real(*args, **kwargs))
+        return seen[-1]
+
+    monkeypatch.setattr(at_once, "append", append)
+    yield seen
+
+
+def chain_ok(hall: Hall, domain: str = "company") -> bool:
+    t = tables_for(domain)
+    with hall.store.read() as conn:
+        (report,) = verify_store(conn, [ChainSource(domain, t.events_name, t.chain.name)])
+    return report.ok
+
+
+def audit_times(hall: Hall) -> list[tuple[int, str]]:
+    with hall.store.read() as conn:
+        return [(int(p), str(a)) for p, a in conn.execute(text(
+            "SELECT position, at FROM mh_company_audit ORDER BY position"))]
+
+
+def test_prepared_writes_go_in_one_round_trip_and_store_what_the_lock_path_stores(
+        postgres_hall: Hall, outcomes: list[int | None]) -> None:
+    hall = postgres_hall
+    hall.write("codex", "company", draft(text="warm-up: this process reads the charter"))
+    hall.write("codex", "company", draft(text="the payroll audit moved", tags={"topics": ("payroll",)}))
+    hall.write("codex", "company", draft(text="told and present, myself among them", participants=("codex", "claude"),
+                                         addressees=("codex", "gemini")))
+    hall.write("gemini", "company", draft(text="the billing migration starts monday", tags={"topics": ("payroll",)},
+                                          idempotency_key="gemini-1"))
+    hall.write("codex", "company", draft(text="it happened last week",
+                                         occurred_at=datetime.now(timezone.utc) - timedelta(days=7)))
+
+    assert len(outcomes) == 4 and None not in outcomes  # the warm-up read the charter under the lock
+    assert outcomes == sorted(outcomes) and len(set(outcomes)) == 4
+    assert chain_ok(hall)
+    assert all(report.ok for report in verify_read_models(hall.streams))
+    with hall.store.read() as conn:
+        thread = conn.execute(text("SELECT entries, position FROM mh_company_threads WHERE thread = 'payroll'")).one()
+        exposure = conn.execute(text("SELECT count(*) FROM mh_company_exposure WHERE position = :p"),
+                                {"p": outcomes[1]}).scalar()
+        events = conn.execute(text("SELECT originator_version, topic, state FROM mh_company_events "
+                                   "WHERE id = ANY(:ids) ORDER BY id"), {"ids": outcomes}).all()
+    assert tuple(thread) == (2, outcomes[2])  # the second write to the thread counted one more
+    assert exposure == 3  # codex wrote it (and was told, and present: one row), gemini told, claude present
+    stream = hall.streams.stream("company")
+    for _version, _topic, state in events:  # the time went in where the stand-in was: the same bytes
+        decoded = stream.mapper.transcoder.decode(bytes(state))
+        assert stream.mapper.transcoder.encode(decoded) == bytes(state)
+        assert at_once.STAND_IN_TIME.isoformat()[:10] not in bytes(state).decode()
+    before = stored_bytes(hall)
+    rebuild(hall)
+    assert stored_bytes(hall) == before
+
+
+def test_a_repeated_write_and_a_replayed_key_are_decided_under_the_lock(
+        postgres_hall: Hall, outcomes: list[int | None]) -> None:
+    hall = postgres_hall
+    hall.write("codex", "company", draft(text="warm-up"))
+    first = hall.write("codex", "company", draft(text="the NAS is full", idempotency_key="k1"))
+    again = hall.write("gemini", "company", draft(text="the NAS is full"))
+    replay = hall.write("codex", "company", draft(text="the NAS is full", idempotency_key="k1"))
+
+    assert outcomes[0] is not None and outcomes[1:] == [None, None]
+    assert again.duplicate_of == first.entry_id
+    assert replay.replayed and replay.entry_id == first.entry_id
+    assert chain_ok(hall)
+
+
+def test_an_edited_charter_row_sends_the_write_under_the_lock(
+        postgres_hall: Hall, outcomes: list[int | None]) -> None:
+    """The charter is checked by its last event's row version, not its bytes: an edit that
+    leaves them as they were still moves it."""
+    hall = postgres_hall
+    hall.write("codex", "company", draft(text="warm-up"))
+    charter = hall.seal.charter_ident("company") if hall.seal is not None else None
+    with hall.store.write() as conn:
+        conn.execute(text("UPDATE mh_company_events SET state = state WHERE originator_id = :c"), {"c": charter})
+
+    written = hall.write("codex", "company", draft(text="after the edit"))
+
+    assert outcomes == [None]
+    assert written.entry_id and chain_ok(hall)
+
+
+def test_a_domain_being_rebuilt_refuses_the_write_and_stores_nothing(
+        postgres_hall: Hall, outcomes: list[int | None]) -> None:
+    hall = postgres_hall
+    hall.write("codex", "company", draft(text="warm-up"))
+    before = audit_times(hall)
+    rebuilding.mark(hall.store, "company")
+    try:
+        with pytest.raises(DomainRebuildingError):
+            hall.write("codex", "company", draft(text="while it is rebuilt"))
+    finally:
+        rebuilding.clear(hall.store, "company")
+
+    assert outcomes == [None] and audit_times(hall) == before
+
+
+def test_a_clock_slightly_behind_the_log_takes_the_logs_last_time(
+        postgres_hall: Hall, outcomes: list[int | None]) -> None:
+    """Another writer's clock ran ahead by half a second: the time never runs backwards."""
+    hall = postgres_hall
+    hall.write("codex", "company", draft(text="warm-up"))
+    last = datetime.fromisoformat(audit_times(hall)[-1][1].replace("Z", "+00:00"))
+    with freeze_time(last - timedelta(seconds=0.5, microseconds=-7)):
+        hall.write("codex", "company", draft(text="from a clock behind"))
+
+    assert outcomes[0] is not None
+    times = audit_times(hall)
+    assert times[-1][1] == times[-2][1]  # the log's last time, not the clock's
+
+
+def test_a_clock_far_behind_the_log_keeps_its_own_time_under_the_lock(
+        postgres_hall: Hall, outcomes: list[int | None]) -> None:
+    hall = postgres_hall
+    hall.write("codex", "company", draft(text="warm-up"))
+    with freeze_time("2026-03-02T09:00:00.250000Z"):
+        hall.write("codex", "company", draft(text="a frozen clock"))
+
+    assert outcomes == [None]
+    assert audit_times(hall)[-1][1] == "2026-03-02T09:00:00.250000Z"
+
+
+WRITER = """
+import sys
+from memhall.domains.entry import draft
+from memhall.governance import at_once
+from memhall.governance.hall import Hall
+from memhall.governance.store import Store
+from memhall.policies.engine import PolicySet
+hall = Hall(Store(sys.argv[1]), PolicySet.load(None), warn=lambda _message: None)
+hall.write("codex", "company", draft(text=f"warm-up {sys.argv[2]}"))
+real, at_once_count = at_once.append, []
+def counted(*args, **kwargs):
+    position = real(*args, **kwargs)
+    at_once_count.append(position is not None)
+    return position
+at_once.append = counted
+for i in range(25):
+    hall.write("codex", "company", draft(text=f"writer {sys.argv[2]} note {i}", tags={"topics": ("shared",)}))
+print(sum(at_once_count))
+"""
+
+
+def test_writers_taking_turns_keep_one_chain_contiguous_positions_and_times_in_order(postgres_hall: Hall) -> None:
+    hall = postgres_hall
+    url = hall.store.write_engine.url.render_as_string(hide_password=False)
+    processes = [subprocess.Popen([sys.executable, "-c", WRITER, url, str(n)], cwd=ROOT, env={"PYTHONPATH": str(ROOT)},
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for n in range(4)]
+    outs = [process.communicate(timeout=120) for process in processes]
+
+    assert all(process.returncode == 0 for process in processes), [err for _, err in outs]
+    assert sum(int(out) for out, _ in outs) >= 50  # most went in one round trip
+    times = audit_times(hall)
+    assert [p for p, _ in times] == list(range(1, len(times) + 1))
+    assert [a for _, a in times] == sorted(a for _, a in times)
+    assert chain_ok(hall)
+    with hall.store.read() as conn:
+        assert conn.execute(text("SELECT entries FROM mh_company_threads WHERE thread = 'shared'")).scalar() == 100
+    assert all(report.ok for report in verify_read_models(hall.streams))
