@@ -58,6 +58,10 @@ _STAND_IN_TEXT = str(STAND_IN)
 STAND_IN_TIME = datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=timezone.utc)
 _STAND_IN_ISO = iso(STAND_IN_TIME)
 _STAMPED = f'"timestamp":"{_STAND_IN_ISO}"'.encode()
+#: the second stand-ins (`_statement`)
+_OTHER = 7_070_450_532_247_928_831
+_OTHER_TEXT = str(_OTHER)
+_OTHER_ISO = iso(datetime(9999, 12, 30, 23, 59, 59, 999998, tzinfo=timezone.utc))
 
 #: SQL text by shape of write (the tables, columns and their expressions)
 _SQL: dict[tuple[Any, ...], str] = {}
@@ -103,59 +107,66 @@ def append(journal: Journal, connection: Any, event: NewEvent, *, now: datetime,
 def _statement(event: NewEvent) -> tuple[tuple[Any, ...], list[Any]] | None:
     """The event's rows as (shape, values): per table, its columns' expressions ("%s" a value,
     "@" the position, "@…" the position's text and a value after it, "T" the time, "D" the
-    event's bytes), and the values in order. None when a row is not one this statement can write."""
+    event's bytes), and the values in order. None when a row is not one this statement can write.
+
+    The rows are made twice, with two stand-ins for the position and the time: a value that
+    differs between the two is the position's or the time's, one that does not is stored as
+    it is (a writer's text holding a stand-in included)."""
     shape: list[Any] = [("events", ("@", "%s", "%s", "%s", "D"))]
     values: list[Any] = [event.originator_id, event.version, event.topic]
+    made = ops_for(event.topic, event.state, STAND_IN)
+    other = ops_for(event.topic, {**event.state, "timestamp": _OTHER_ISO}, _OTHER)
+    if len(made) != len(other):
+        return None
     # a row inserted again replaces the earlier one, in its place (as `Projector` keeps them)
-    ops: dict[tuple[str, str], Insert | Merge] = {}
-    for op in ops_for(event.topic, event.state, STAND_IN):
-        if type(op) is Insert:
+    ops: dict[tuple[str, str], tuple[Insert | Merge, Insert | Merge]] = {}
+    for op, twin in zip(made, other):
+        if type(op) is Insert and type(twin) is Insert and op.table == twin.table:
             key = (op.table, str(op.row[BY_SUFFIX[op.table].key]))
-            if type(ops.get(key)) is Merge:
+            if type(ops.get(key, (None,))[0]) is Merge:
                 return None
-            ops[key] = op
-        elif type(op) is Merge and (op.table, op.key) not in ops:
-            ops[(op.table, op.key)] = op
+            ops[key] = (op, twin)
+        elif type(op) is Merge and type(twin) is Merge and (op.table, op.key) not in ops:
+            ops[(op.table, op.key)] = (op, twin)
         else:
             return None
-    for op in ops.values():
-        if type(op) is Insert:
+    for op, twin in ops.values():
+        if type(op) is Insert and type(twin) is Insert:
             if op.table == "search":
                 continue  # PostgreSQL indexes the entries table itself
-            row = row_encoder(BY_SUFFIX[op.table])(op.row)
-            columns = _columns(row, values)
+            columns = _columns(op.table, op.row, twin.row, values)
             if columns is None:
                 return None
             shape.append((op.table, columns))
-        elif type(op) is Merge:
+        elif type(op) is Merge and type(twin) is Merge:
             counted = _counted(op)
-            if counted is None or op.default is None:
+            if counted is None or op.default is None or twin.default is None:
                 return None
-            row = row_encoder(BY_SUFFIX[op.table])(op.default)
-            columns = _columns(row, values)
+            columns = _columns(op.table, op.default, twin.default, values)
             if columns is None:
                 return None
             shape.append((op.table, columns, counted))
     return tuple(shape), values
 
 
-def _columns(row: tuple[Any, ...], values: list[Any]) -> tuple[str, ...] | None:
+def _columns(table: str, row: dict[str, Any], twin: dict[str, Any], values: list[Any]) -> tuple[str, ...] | None:
+    """A row's expressions (made with the stand-ins, and with the others), its values added to `values`."""
+    encode = row_encoder(BY_SUFFIX[table])
     out = []
-    for value in row:
-        if value == _STAND_IN_ISO and type(value) is str:
-            out.append("T")
-        elif value == STAND_IN and type(value) is int:
-            out.append("@")
-        elif type(value) is str and _STAND_IN_TEXT in value:
-            if not value.startswith(_STAND_IN_TEXT) or value.count(_STAND_IN_TEXT) != 1:
-                return None
-            out.append("@…")
-            values.append(value[len(_STAND_IN_TEXT):])
-        elif (type(value) is int and value >= STAND_IN) or (type(value) is str and "9999-12-31" in value):
-            return None
-        else:
+    for value, other in zip(encode(row), encode(twin)):
+        if value == other:
             out.append("%s")
             values.append(value)
+        elif value == STAND_IN and other == _OTHER:
+            out.append("@")
+        elif value == _STAND_IN_ISO and other == _OTHER_ISO:
+            out.append("T")
+        elif type(value) is str and type(other) is str and value.startswith(_STAND_IN_TEXT) \
+                and other.startswith(_OTHER_TEXT) and value[len(_STAND_IN_TEXT):] == other[len(_OTHER_TEXT):]:
+            out.append("@…")
+            values.append(value[len(_STAND_IN_TEXT):])
+        else:
+            return None
     return tuple(out)
 
 

@@ -91,6 +91,25 @@ def test_prepared_writes_go_in_one_round_trip_and_store_what_the_lock_path_store
     assert stored_bytes(hall) == before
 
 
+def test_a_writers_text_holding_the_stand_ins_is_stored_as_written(
+        postgres_hall: Hall, outcomes: list[int | None]) -> None:
+    hall = postgres_hall
+    hall.write("codex", "company", draft(text="warm-up"))
+    said = f"{at_once.STAND_IN}:{at_once.STAND_IN_TIME.isoformat()} and 9999-12-31T23:59:59.999999Z"
+    hall.write("codex", "company", draft(text=said, thread=f"{at_once.STAND_IN}:codex",
+                                         tags={"people": (str(at_once.STAND_IN),)}))
+
+    assert outcomes[0] is not None
+    with hall.store.read() as conn:
+        stored = conn.execute(text("SELECT text, thread, people FROM mh_company_entries WHERE position = :p"),
+                              {"p": outcomes[0]}).one()
+        thread = conn.execute(text("SELECT thread FROM mh_company_threads WHERE position = :p"),
+                              {"p": outcomes[0]}).scalar()
+    assert tuple(stored) == (said, f"{at_once.STAND_IN}:codex", f'["{at_once.STAND_IN}"]')
+    assert thread == f"{at_once.STAND_IN}:codex"
+    assert all(report.ok for report in verify_read_models(hall.streams))
+
+
 def test_a_repeated_write_and_a_replayed_key_are_decided_under_the_lock(
         postgres_hall: Hall, outcomes: list[int | None]) -> None:
     hall = postgres_hall
