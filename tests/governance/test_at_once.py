@@ -15,11 +15,13 @@ from typing import Any
 
 import pytest
 from freezegun import freeze_time
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from sqlalchemy import text
 
 from memhall.audit.verify import ChainSource, verify_store
 from memhall.domains.entry import draft
-from memhall.domains.errors import DomainRebuildingError
+from memhall.domains.errors import DomainRebuildingError, MemhallError
 from memhall.governance import at_once, rebuilding
 from memhall.governance.hall import Hall
 from memhall.governance.rebuild import rebuild
@@ -89,6 +91,41 @@ def test_prepared_writes_go_in_one_round_trip_and_store_what_the_lock_path_store
     before = stored_bytes(hall)
     rebuild(hall)
     assert stored_bytes(hall) == before
+
+
+WORDS = ["alpha", "beta", "gamma", str(at_once.STAND_IN), "9999-12-31T23:59:59.999999Z"]
+SEATS = ["codex", "gemini", "claude", "maki"]
+written = st.fixed_dictionaries({
+    "text": st.lists(st.sampled_from(WORDS), min_size=1, max_size=3).map(" ".join),
+    "layer": st.sampled_from(["L1", "L2"]),
+    "kind": st.sampled_from(["episode", "state", "open-loop", "claim"]),
+    "tags": st.fixed_dictionaries({"topics": st.lists(st.sampled_from(WORDS[:3]), max_size=2).map(tuple),
+                                   "people": st.lists(st.sampled_from(SEATS), max_size=2).map(tuple)}),
+    "addressees": st.lists(st.sampled_from(SEATS), max_size=2).map(tuple),
+    "participants": st.lists(st.sampled_from(SEATS), max_size=2).map(tuple),
+    "idempotency_key": st.one_of(st.none(), st.sampled_from(["k1", "k2"])),
+    "thread": st.one_of(st.none(), st.sampled_from(WORDS)),
+}, optional={"occurred_at": st.integers(1, 90).map(lambda d: datetime.now(timezone.utc) - timedelta(days=d))})
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from(["codex", "maki", "gemini"]), written), min_size=1, max_size=12))
+def test_whatever_is_written_at_once_a_rebuild_stores_the_same_bytes(
+        postgres_hall: Hall, outcomes: list[int | None], writes: list[tuple[str, dict[str, Any]]]) -> None:
+    hall = postgres_hall
+    hall.write("codex", "company", draft(text="warm-up: this process reads the charter"))
+    for actor, fields in writes:
+        try:
+            hall.write(actor, "company", draft(**fields))
+        except MemhallError:
+            pass  # a refusal is part of the history too
+    before = stored_bytes(hall)
+
+    rebuild(hall)
+
+    assert stored_bytes(hall) == before
+    assert chain_ok(hall)
 
 
 def test_a_writers_text_holding_the_stand_ins_is_stored_as_written(
