@@ -25,7 +25,9 @@ the statement under the lock, so the log's times do not run backwards within a d
 however the writers' round trips cross (the lock path stamps under the lock, which is
 after the last write on the same clock). A clock more than a second behind the log's last
 time (frozen, or another host's) is not moved: that write is decided under the lock with
-its own time, as before. The event's bytes hold the time where the stand-in time was
+its own time, as before; so is one behind a last time that is not provably a time (an
+edited row: the statement compares the times as text and casts nothing, so nothing it
+reads can make it fail). The event's bytes hold the time where the stand-in time was
 (a fixed-width text: the bytes keep their length).
 
 The rows are the projection's own (`ops_for`), made with a stand-in position and time
@@ -37,7 +39,7 @@ Anything else is written under the lock.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
 from memhall.audit.chain import tag_field
@@ -82,7 +84,7 @@ def append(journal: Journal, connection: Any, event: NewEvent, *, now: datetime,
     shape, values = statement
     o, v, t = str(event.originator_id).encode(), str(event.version).encode(), event.topic.encode()
     # in the order the statement names them
-    guards = [iso(now), tag_field(journal.domain), b"".join(len(x).to_bytes(8, "big") + x for x in (o, v, t)),
+    guards = [iso(now), iso(now + timedelta(seconds=1)), tag_field(journal.domain), b"".join(len(x).to_bytes(8, "big") + x for x in (o, v, t)),
               event.data, at + len(_STAMPED) - len(_STAND_IN_ISO) - 1, charter, charter_last[0], charter_last[1],
               dedup_key]
     if idempotency_key is not None:
@@ -205,16 +207,19 @@ def _other(value: Any) -> Any:
 
 def _text(p: str, keyed: bool, shape: tuple[Any, ...]) -> str:
     idempotent = f" AND NOT EXISTS (SELECT 1 FROM {p}entries WHERE idempotency_key = %s)" if keyed else ""
-    # the time: the later of the client's and the log's last; a clock more than a second behind
-    # the log (frozen, or another host's) keeps its own time, under the lock, as a last time
-    # whose microseconds are 0 (another text in the event) does
-    s = ("s AS (SELECT greatest(k.now, l.at) AS at, k.now::timestamptz >= l.at::timestamptz - interval '1 second'"
-         f" AS near FROM (SELECT %s::text AS now) k, LATERAL (SELECT coalesce((SELECT at FROM {p}audit"
-         " ORDER BY position DESC LIMIT 1), k.now) AS at) l)")
+    # the time: the later of the client's and the log's last, compared as text (fixed-width ISO
+    # times sort as text), no cast: a later last time is taken only when it provably is a time
+    # within the second after the client's (its date, hour and minute the client's or that
+    # second's end's, its seconds 00-59); anything else (a clock more than a second behind,
+    # or an edited row) sends the write under the lock, where it keeps its own time
+    s = ("s AS (SELECT CASE WHEN l.at <= k.now THEN k.now WHEN l.at <= k.soon AND length(l.at) = 27"
+         " AND l.at ~ '^.{17}[0-5][0-9][.][0-9]{6}Z$' AND left(l.at, 17) IN (left(k.now, 17), left(k.soon, 17))"
+         f" THEN l.at END AS at FROM (SELECT %s::text AS now, %s::text AS soon) k, LATERAL (SELECT"
+         f" coalesce((SELECT at FROM {p}audit ORDER BY position DESC LIMIT 1), k.now) AS at) l)")
     # the position, the event's bytes with the time, and the chain's link (`chain.next_head`)
     d = (f"d AS (SELECT position + 1 AS pos, head, s.at, %s::bytea AS tag, %s::bytea AS ovt,"
          " overlay(%s::bytea placing convert_to(s.at, 'UTF8') from %s::int + 1) AS data"
-         f" FROM {p}head, s WHERE id = 1 AND s.near AND right(s.at, 8) <> '.000000Z'"
+         f" FROM {p}head, s WHERE id = 1 AND s.at IS NOT NULL AND right(s.at, 8) <> '.000000Z'"
          " AND EXISTS (SELECT 1 FROM (SELECT originator_version AS v,"
          f" convert_to(xmin::text || ':' || ctid::text, 'UTF8') AS t FROM {p}events"
          " WHERE originator_id = %s ORDER BY originator_version DESC LIMIT 1) lc WHERE lc.v = %s AND lc.t = %s)"

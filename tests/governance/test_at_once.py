@@ -177,6 +177,43 @@ def test_an_edited_charter_row_sends_the_write_under_the_lock(
     assert written.entry_id and chain_ok(hall)
 
 
+@pytest.mark.parametrize("edited", ["not a time", "2026-13-45T99:99:99.000001Z", "9999-12-31T23:59:59.999999Z"])
+def test_an_edited_last_time_is_not_taken_for_the_logs_and_the_write_goes_under_the_lock(
+        postgres_hall: Hall, outcomes: list[int | None], edited: str) -> None:
+    hall = postgres_hall
+    hall.write("codex", "company", draft(text="warm-up"))
+    with hall.store.write() as conn:
+        conn.execute(text("UPDATE mh_company_audit SET at = :at WHERE position = "
+                          "(SELECT max(position) FROM mh_company_audit)"), {"at": edited})
+
+    written = hall.write("codex", "company", draft(text="after the edit"))
+
+    assert outcomes == [None]
+    assert written.entry_id and chain_ok(hall)
+    assert audit_times(hall)[-1][1] < "9999"  # the write's own time
+
+
+@pytest.mark.parametrize(("last", "taken"), [
+    ("2027-02-01T00:00:00.100000Z", True),   # within the second after the clock's: the log's time
+    ("2027-01-31T23:59:60.100000Z", False),  # no such second
+    ("2027-01-32T00:00:00.100000Z", False),  # no such day, though it sorts within that second
+    ("2027-02-01T00:00:01.100000Z", False),  # more than a second ahead
+])
+def test_a_last_time_ahead_of_the_clock_is_taken_only_when_it_is_a_time_within_the_second(
+        postgres_hall: Hall, outcomes: list[int | None], last: str, taken: bool) -> None:
+    hall = postgres_hall
+    with freeze_time("2027-01-31T23:59:59.700000Z", tick=False):
+        hall.write("codex", "company", draft(text="warm-up"))
+        with hall.store.write() as conn:
+            conn.execute(text("UPDATE mh_company_audit SET at = :at WHERE position = "
+                              "(SELECT max(position) FROM mh_company_audit)"), {"at": last})
+        hall.write("codex", "company", draft(text="a clock just behind the log"))
+
+    assert (outcomes[0] is not None) is taken
+    assert audit_times(hall)[-1][1] == (last if taken else "2027-01-31T23:59:59.700000Z")
+    assert chain_ok(hall)
+
+
 def test_a_domain_being_rebuilt_refuses_the_write_and_stores_nothing(
         postgres_hall: Hall, outcomes: list[int | None]) -> None:
     hall = postgres_hall
