@@ -48,9 +48,11 @@ from memhall.governance.projection.ops import Insert, Merge
 from memhall.governance.projection.schema import BY_SUFFIX, iso
 from memhall.governance.projection.stored import row_encoder
 from memhall.governance.rebuilding import KEY as REBUILDING, SETTINGS
+from memhall.governance.streams import planning
 
 if TYPE_CHECKING:
     from memhall.governance.journal import Journal, NewEvent
+    from memhall.governance.store import Store
 
 #: the position the rows are made with, replaced in SQL by the one assigned: no real log reaches it
 STAND_IN = 8_070_450_532_247_928_831
@@ -68,6 +70,12 @@ _OTHER_ISO = iso(datetime(9999, 12, 30, 23, 59, 59, 999998, tzinfo=timezone.utc)
 #: SQL text by shape of write (the tables, columns and their expressions)
 _SQL: dict[tuple[Any, ...], str] = {}
 _KEPT = 256
+
+
+def may(store: Store) -> bool:
+    """Whether a write on `store` may go in one round trip: PostgreSQL, outside a transaction
+    a caller opened (whose end commits) and a batch planned elsewhere (`streams.planned`)."""
+    return store.dialect == "postgresql" and not store.in_transaction() and not planning()
 
 
 def append(journal: Journal, connection: Any, event: NewEvent, *, now: datetime, charter: Any,

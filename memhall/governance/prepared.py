@@ -16,8 +16,8 @@ and the lock, the append and the commit go in one round trip (`at_once`, `commit
 the lock is held for the server's work alone; a check that fails there sends the write here.
 
 Anything else (a supersede, a claim to weigh, a pending mark, an explicit confidence, a
-refusal, a first write before this process has read the charter) is decided under the
-lock, as `Hall.write` always did.
+refusal, and on SQLite a first write before this process has read the charter) is decided
+under the lock, as `Hall.write` always did.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from memhall.domains.values import Layer
 from memhall.governance import at_once
 from memhall.governance.journal import NewEvent
 from memhall.governance.store import raw
-from memhall.governance.streams import DomainStream, planning
+from memhall.governance.streams import DomainStream
 from memhall.governance.views import WriteResult
 from memhall.policies.model import Decision, PolicyRequest
 
@@ -63,6 +63,10 @@ def prepare(hall: Hall, stream: DomainStream, request: PolicyRequest, entry: Ent
     if seal is None or not plain(entry) or entry.foreign_thread(request.principal) is not None:
         return None
     charter = seal.known(stream.name)
+    if charter is None and at_once.may(hall.store):
+        # a process's first write (a CLI command's only one): the charter read here, not under
+        # the lock, which the write then takes in the round trip of its append (`at_once`)
+        charter = seal.current(stream)
     if charter is None or charter.digest != seal.digest:
         return None
     with seal.assumed(stream.name, charter):
@@ -113,8 +117,7 @@ def commit_at_once(hall: Hall, stream: DomainStream, prepared: Prepared,
     committed in one round trip (`at_once`); None when it was not written (it is then decided
     under the lock, as `holds` and `commit` do)."""
     store, seal = hall.store, hall.seal
-    if store.dialect != "postgresql" or store.in_transaction() or planning() or seal is None \
-            or len(prepared.events) != 1:
+    if not at_once.may(store) or seal is None or len(prepared.events) != 1:
         return None
     last = seal.known_last(stream.name, prepared.charter)
     if last is None:

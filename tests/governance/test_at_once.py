@@ -26,6 +26,7 @@ from memhall.governance import at_once, rebuilding
 from memhall.governance.hall import Hall
 from memhall.governance.rebuild import rebuild
 from memhall.governance.recompute import verify_read_models
+from memhall.governance.store import Store
 from memhall.governance.tables import tables_for
 from tests.governance.test_rebuild import stored_bytes
 
@@ -63,6 +64,7 @@ def test_prepared_writes_go_in_one_round_trip_and_store_what_the_lock_path_store
         postgres_hall: Hall, outcomes: list[int | None]) -> None:
     hall = postgres_hall
     hall.write("codex", "company", draft(text="warm-up: this process reads the charter"))
+    outcomes.clear()  # the writes after the warm-up
     hall.write("codex", "company", draft(text="the payroll audit moved", tags={"topics": ("payroll",)}))
     hall.write("codex", "company", draft(text="told and present, myself among them", participants=("codex", "claude"),
                                          addressees=("codex", "gemini")))
@@ -71,7 +73,7 @@ def test_prepared_writes_go_in_one_round_trip_and_store_what_the_lock_path_store
     hall.write("codex", "company", draft(text="it happened last week",
                                          occurred_at=datetime.now(timezone.utc) - timedelta(days=7)))
 
-    assert len(outcomes) == 4 and None not in outcomes  # the warm-up read the charter under the lock
+    assert len(outcomes) == 4 and None not in outcomes
     assert outcomes == sorted(outcomes) and len(set(outcomes)) == 4
     assert chain_ok(hall)
     assert all(report.ok for report in verify_read_models(hall.streams))
@@ -115,6 +117,7 @@ def test_whatever_is_written_at_once_a_rebuild_stores_the_same_bytes(
         postgres_hall: Hall, outcomes: list[int | None], writes: list[tuple[str, dict[str, Any]]]) -> None:
     hall = postgres_hall
     hall.write("codex", "company", draft(text="warm-up: this process reads the charter"))
+    outcomes.clear()  # the writes after the warm-up
     for actor, fields in writes:
         try:
             hall.write(actor, "company", draft(**fields))
@@ -132,6 +135,7 @@ def test_a_writers_text_holding_the_stand_ins_is_stored_as_written(
         postgres_hall: Hall, outcomes: list[int | None]) -> None:
     hall = postgres_hall
     hall.write("codex", "company", draft(text="warm-up"))
+    outcomes.clear()  # the writes after the warm-up
     said = f"{at_once.STAND_IN}:{at_once.STAND_IN_TIME.isoformat()} and 9999-12-31T23:59:59.999999Z"
     hall.write("codex", "company", draft(text=said, thread=f"{at_once.STAND_IN}:codex",
                                          tags={"people": (str(at_once.STAND_IN),)}))
@@ -147,10 +151,25 @@ def test_a_writers_text_holding_the_stand_ins_is_stored_as_written(
     assert all(report.ok for report in verify_read_models(hall.streams))
 
 
+def test_a_processs_first_write_reads_the_charter_before_the_lock_and_goes_at_once(
+        postgres_hall: Hall, outcomes: list[int | None]) -> None:
+    """A CLI command writes once: its write takes the lock in the round trip of its append too."""
+    url = postgres_hall.store.write_engine.url.render_as_string(hide_password=False)
+    fresh = Hall(Store(url), postgres_hall.gate)
+    try:
+        written = fresh.write("codex", "company", draft(text="a command's only write"))
+    finally:
+        fresh.store.dispose()
+
+    assert outcomes == [outcomes[0]] and outcomes[0] is not None
+    assert written.entry_id and chain_ok(postgres_hall)
+
+
 def test_a_repeated_write_and_a_replayed_key_are_decided_under_the_lock(
         postgres_hall: Hall, outcomes: list[int | None]) -> None:
     hall = postgres_hall
     hall.write("codex", "company", draft(text="warm-up"))
+    outcomes.clear()  # the writes after the warm-up
     first = hall.write("codex", "company", draft(text="the NAS is full", idempotency_key="k1"))
     again = hall.write("gemini", "company", draft(text="the NAS is full"))
     replay = hall.write("codex", "company", draft(text="the NAS is full", idempotency_key="k1"))
@@ -167,6 +186,7 @@ def test_an_edited_charter_row_sends_the_write_under_the_lock(
     leaves them as they were still moves it."""
     hall = postgres_hall
     hall.write("codex", "company", draft(text="warm-up"))
+    outcomes.clear()  # the writes after the warm-up
     charter = hall.seal.charter_ident("company") if hall.seal is not None else None
     with hall.store.write() as conn:
         conn.execute(text("UPDATE mh_company_events SET state = state WHERE originator_id = :c"), {"c": charter})
@@ -182,6 +202,7 @@ def test_an_edited_last_time_is_not_taken_for_the_logs_and_the_write_goes_under_
         postgres_hall: Hall, outcomes: list[int | None], edited: str) -> None:
     hall = postgres_hall
     hall.write("codex", "company", draft(text="warm-up"))
+    outcomes.clear()  # the writes after the warm-up
     with hall.store.write() as conn:
         conn.execute(text("UPDATE mh_company_audit SET at = :at WHERE position = "
                           "(SELECT max(position) FROM mh_company_audit)"), {"at": edited})
@@ -204,6 +225,7 @@ def test_a_last_time_ahead_of_the_clock_is_taken_only_when_it_is_a_time_within_t
     hall = postgres_hall
     with freeze_time("2027-01-31T23:59:59.700000Z", tick=False):
         hall.write("codex", "company", draft(text="warm-up"))
+        outcomes.clear()  # the writes after the warm-up
         with hall.store.write() as conn:
             conn.execute(text("UPDATE mh_company_audit SET at = :at WHERE position = "
                               "(SELECT max(position) FROM mh_company_audit)"), {"at": last})
@@ -218,6 +240,7 @@ def test_a_domain_being_rebuilt_refuses_the_write_and_stores_nothing(
         postgres_hall: Hall, outcomes: list[int | None]) -> None:
     hall = postgres_hall
     hall.write("codex", "company", draft(text="warm-up"))
+    outcomes.clear()  # the writes after the warm-up
     before = audit_times(hall)
     rebuilding.mark(hall.store, "company")
     try:
@@ -234,6 +257,7 @@ def test_a_clock_slightly_behind_the_log_takes_the_logs_last_time(
     """Another writer's clock ran ahead by half a second: the time never runs backwards."""
     hall = postgres_hall
     hall.write("codex", "company", draft(text="warm-up"))
+    outcomes.clear()  # the writes after the warm-up
     last = datetime.fromisoformat(audit_times(hall)[-1][1].replace("Z", "+00:00"))
     with freeze_time(last - timedelta(seconds=0.5, microseconds=-7)):
         hall.write("codex", "company", draft(text="from a clock behind"))
@@ -247,6 +271,7 @@ def test_a_clock_far_behind_the_log_keeps_its_own_time_under_the_lock(
         postgres_hall: Hall, outcomes: list[int | None]) -> None:
     hall = postgres_hall
     hall.write("codex", "company", draft(text="warm-up"))
+    outcomes.clear()  # the writes after the warm-up
     with freeze_time("2026-03-02T09:00:00.250000Z"):
         hall.write("codex", "company", draft(text="a frozen clock"))
 
