@@ -47,6 +47,14 @@ def outcomes(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int | None]]:
     yield seen
 
 
+@pytest.fixture
+def warm(postgres_hall: Hall, outcomes: list[int | None]) -> Hall:
+    """A PostgreSQL hall that has written once (its charter read): `outcomes` holds the writes after."""
+    postgres_hall.write("codex", "company", draft(text="warm-up"))
+    outcomes.clear()
+    return postgres_hall
+
+
 def chain_ok(hall: Hall, domain: str = "company") -> bool:
     t = tables_for(domain)
     with hall.store.read() as conn:
@@ -61,10 +69,8 @@ def audit_times(hall: Hall) -> list[tuple[int, str]]:
 
 
 def test_prepared_writes_go_in_one_round_trip_and_store_what_the_lock_path_stores(
-        postgres_hall: Hall, outcomes: list[int | None]) -> None:
-    hall = postgres_hall
-    hall.write("codex", "company", draft(text="warm-up: this process reads the charter"))
-    outcomes.clear()  # the writes after the warm-up
+        warm: Hall, outcomes: list[int | None]) -> None:
+    hall = warm
     hall.write("codex", "company", draft(text="the payroll audit moved", tags={"topics": ("payroll",)}))
     hall.write("codex", "company", draft(text="told and present, myself among them", participants=("codex", "claude"),
                                          addressees=("codex", "gemini")))
@@ -116,8 +122,6 @@ written = st.fixed_dictionaries({
 def test_whatever_is_written_at_once_a_rebuild_stores_the_same_bytes(
         postgres_hall: Hall, outcomes: list[int | None], writes: list[tuple[str, dict[str, Any]]]) -> None:
     hall = postgres_hall
-    hall.write("codex", "company", draft(text="warm-up: this process reads the charter"))
-    outcomes.clear()  # the writes after the warm-up
     for actor, fields in writes:
         try:
             hall.write(actor, "company", draft(**fields))
@@ -132,10 +136,8 @@ def test_whatever_is_written_at_once_a_rebuild_stores_the_same_bytes(
 
 
 def test_a_writers_text_holding_the_stand_ins_is_stored_as_written(
-        postgres_hall: Hall, outcomes: list[int | None]) -> None:
-    hall = postgres_hall
-    hall.write("codex", "company", draft(text="warm-up"))
-    outcomes.clear()  # the writes after the warm-up
+        warm: Hall, outcomes: list[int | None]) -> None:
+    hall = warm
     said = f"{at_once.STAND_IN}:{at_once.STAND_IN_TIME.isoformat()} and 9999-12-31T23:59:59.999999Z"
     hall.write("codex", "company", draft(text=said, thread=f"{at_once.STAND_IN}:codex",
                                          tags={"people": (str(at_once.STAND_IN),)}))
@@ -166,10 +168,8 @@ def test_a_processs_first_write_reads_the_charter_before_the_lock_and_goes_at_on
 
 
 def test_a_repeated_write_and_a_replayed_key_are_decided_under_the_lock(
-        postgres_hall: Hall, outcomes: list[int | None]) -> None:
-    hall = postgres_hall
-    hall.write("codex", "company", draft(text="warm-up"))
-    outcomes.clear()  # the writes after the warm-up
+        warm: Hall, outcomes: list[int | None]) -> None:
+    hall = warm
     first = hall.write("codex", "company", draft(text="the NAS is full", idempotency_key="k1"))
     again = hall.write("gemini", "company", draft(text="the NAS is full"))
     replay = hall.write("codex", "company", draft(text="the NAS is full", idempotency_key="k1"))
@@ -181,12 +181,10 @@ def test_a_repeated_write_and_a_replayed_key_are_decided_under_the_lock(
 
 
 def test_an_edited_charter_row_sends_the_write_under_the_lock(
-        postgres_hall: Hall, outcomes: list[int | None]) -> None:
+        warm: Hall, outcomes: list[int | None]) -> None:
     """The charter is checked by its last event's row version, not its bytes: an edit that
     leaves them as they were still moves it."""
-    hall = postgres_hall
-    hall.write("codex", "company", draft(text="warm-up"))
-    outcomes.clear()  # the writes after the warm-up
+    hall = warm
     charter = hall.seal.charter_ident("company") if hall.seal is not None else None
     with hall.store.write() as conn:
         conn.execute(text("UPDATE mh_company_events SET state = state WHERE originator_id = :c"), {"c": charter})
@@ -199,10 +197,8 @@ def test_an_edited_charter_row_sends_the_write_under_the_lock(
 
 @pytest.mark.parametrize("edited", ["not a time", "2026-13-45T99:99:99.000001Z", "9999-12-31T23:59:59.999999Z"])
 def test_an_edited_last_time_is_not_taken_for_the_logs_and_the_write_goes_under_the_lock(
-        postgres_hall: Hall, outcomes: list[int | None], edited: str) -> None:
-    hall = postgres_hall
-    hall.write("codex", "company", draft(text="warm-up"))
-    outcomes.clear()  # the writes after the warm-up
+        warm: Hall, outcomes: list[int | None], edited: str) -> None:
+    hall = warm
     with hall.store.write() as conn:
         conn.execute(text("UPDATE mh_company_audit SET at = :at WHERE position = "
                           "(SELECT max(position) FROM mh_company_audit)"), {"at": edited})
@@ -237,10 +233,8 @@ def test_a_last_time_ahead_of_the_clock_is_taken_only_when_it_is_a_time_within_t
 
 
 def test_a_domain_being_rebuilt_refuses_the_write_and_stores_nothing(
-        postgres_hall: Hall, outcomes: list[int | None]) -> None:
-    hall = postgres_hall
-    hall.write("codex", "company", draft(text="warm-up"))
-    outcomes.clear()  # the writes after the warm-up
+        warm: Hall, outcomes: list[int | None]) -> None:
+    hall = warm
     before = audit_times(hall)
     rebuilding.mark(hall.store, "company")
     try:
@@ -253,11 +247,9 @@ def test_a_domain_being_rebuilt_refuses_the_write_and_stores_nothing(
 
 
 def test_a_clock_slightly_behind_the_log_takes_the_logs_last_time(
-        postgres_hall: Hall, outcomes: list[int | None]) -> None:
+        warm: Hall, outcomes: list[int | None]) -> None:
     """Another writer's clock ran ahead by half a second: the time never runs backwards."""
-    hall = postgres_hall
-    hall.write("codex", "company", draft(text="warm-up"))
-    outcomes.clear()  # the writes after the warm-up
+    hall = warm
     last = datetime.fromisoformat(audit_times(hall)[-1][1].replace("Z", "+00:00"))
     with freeze_time(last - timedelta(seconds=0.5, microseconds=-7)):
         hall.write("codex", "company", draft(text="from a clock behind"))
@@ -268,10 +260,8 @@ def test_a_clock_slightly_behind_the_log_takes_the_logs_last_time(
 
 
 def test_a_clock_far_behind_the_log_keeps_its_own_time_under_the_lock(
-        postgres_hall: Hall, outcomes: list[int | None]) -> None:
-    hall = postgres_hall
-    hall.write("codex", "company", draft(text="warm-up"))
-    outcomes.clear()  # the writes after the warm-up
+        warm: Hall, outcomes: list[int | None]) -> None:
+    hall = warm
     with freeze_time("2026-03-02T09:00:00.250000Z"):
         hall.write("codex", "company", draft(text="a frozen clock"))
 
