@@ -30,8 +30,9 @@ edited row: the statement compares the times as text and casts nothing, so nothi
 reads can make it fail). The event's bytes hold the time where the stand-in time was
 (a fixed-width text: the bytes keep their length).
 
-The rows are the projection's own (`ops_for`), made with a stand-in position and time
-that the SQL replaces with the ones it assigns. The one merge an entry written makes (its
+The rows are the projection's own (`ops_for`), made twice with two stand-ins for the
+position and the time: what differs between the two the SQL replaces with the position and
+time it assigns; the rest is stored as written. The one merge an entry written makes (its
 thread's row) becomes an upsert only when the projection's merge, applied to a row,
 does what the upsert does: set columns to the new row's values and count one more.
 Anything else is written under the lock.
@@ -91,10 +92,11 @@ def append(journal: Journal, connection: Any, event: NewEvent, *, now: datetime,
         return None
     shape, values = statement
     o, v, t = str(event.originator_id).encode(), str(event.version).encode(), event.topic.encode()
+    fields = b"".join(len(x).to_bytes(8, "big") + x for x in (o, v, t))  # the link's, before the state's
+    stamp_at = at + len(_STAMPED) - len(_STAND_IN_ISO) - 1  # where the time's text begins
     # in the order the statement names them
-    guards = [iso(now), iso(now + timedelta(seconds=1)), tag_field(journal.domain), b"".join(len(x).to_bytes(8, "big") + x for x in (o, v, t)),
-              event.data, at + len(_STAMPED) - len(_STAND_IN_ISO) - 1, charter, charter_last[0], charter_last[1],
-              dedup_key]
+    guards = [iso(now), iso(now + timedelta(seconds=1)), tag_field(journal.domain), fields, event.data, stamp_at,
+              charter, charter_last[0], charter_last[1], dedup_key]
     if idempotency_key is not None:
         guards.append(idempotency_key)
     key = (journal.prefix, idempotency_key is not None, shape)
