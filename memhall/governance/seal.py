@@ -132,12 +132,12 @@ class Seal:
         with stream.store.read() as conn:
             # the last event first: a charter adopted between the two reads is read again next time
             last = ahead.pop(stream.name, None) or stream.journal.last(raw(conn), ident)
-            known = self._read.get(stream.name)
-            if known is not None and known[0] == last:
-                charter = known[1]
-            else:
-                charter = self.charter(stream) if last[0] else None
-                self._read[stream.name] = (last, charter)
+        known = self._read.get(stream.name)
+        if known is not None and known[0] == last:
+            charter = known[1]
+        else:  # (after that read's connection is back: outside a transaction, one connection at a time)
+            charter = self.charter(stream) if last[0] else None
+            self._read[stream.name] = (last, charter)
         if stream.name in held:
             held[stream.name] = (charter,)  # read under the lock: good until this thread appends to it
         return charter

@@ -160,10 +160,12 @@ def test_a_processs_first_write_reads_the_charter_before_the_lock_and_goes_at_on
     fresh = Hall(Store(url), postgres_hall.gate)
     try:
         written = fresh.write("codex", "company", draft(text="a command's only write"))
+        connections = fresh.store.write_engine.pool.checkedin()  # type: ignore[attr-defined]
     finally:
         fresh.store.dispose()
 
     assert outcomes == [outcomes[0]] and outcomes[0] is not None
+    assert connections == 1  # the charter read before the lock took no second connection
     assert written.entry_id and chain_ok(postgres_hall)
 
 
