@@ -44,6 +44,7 @@ from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
 from memhall.audit.chain import tag_field
+from memhall.governance.journal import EVENT_COLUMNS
 from memhall.governance.projection import ops_for
 from memhall.governance.projection.ops import Insert, Merge
 from memhall.governance.projection.schema import BY_SUFFIX, iso
@@ -104,7 +105,7 @@ def append(journal: Journal, connection: Any, event: NewEvent, *, now: datetime,
     if sql is None:
         if len(_SQL) >= _KEPT:
             _SQL.clear()
-        sql = _SQL[key] = _numbered(_text(journal.prefix, idempotency_key is not None, shape))
+        sql = _SQL[key] = _numbered(_text(journal, idempotency_key is not None, shape))
     from psycopg import RawCursor  # loaded already: this is a psycopg connection
 
     with connection.pipeline():
@@ -215,7 +216,8 @@ def _other(value: Any) -> Any:
     return value
 
 
-def _text(p: str, keyed: bool, shape: tuple[Any, ...]) -> str:
+def _text(journal: Journal, keyed: bool, shape: tuple[Any, ...]) -> str:
+    p = journal.prefix
     idempotent = f" AND NOT EXISTS (SELECT 1 FROM {p}entries WHERE idempotency_key = %s)" if keyed else ""
     # the time: the later of the client's and the log's last, compared as text (fixed-width ISO
     # times sort as text), no cast: a later last time is taken only when it provably is a time
@@ -230,9 +232,7 @@ def _text(p: str, keyed: bool, shape: tuple[Any, ...]) -> str:
     d = (f"d AS (SELECT position + 1 AS pos, head, s.at, %s::bytea AS tag, %s::bytea AS ovt,"
          " overlay(%s::bytea placing convert_to(s.at, 'UTF8') from %s::int + 1) AS data"
          f" FROM {p}head, s WHERE id = 1 AND s.at IS NOT NULL AND right(s.at, 8) <> '.000000Z'"
-         " AND EXISTS (SELECT 1 FROM (SELECT originator_version AS v,"
-         f" convert_to(xmin::text || ':' || ctid::text, 'UTF8') AS t FROM {p}events"
-         " WHERE originator_id = %s ORDER BY originator_version DESC LIMIT 1) lc WHERE lc.v = %s AND lc.t = %s)"
+         f" AND EXISTS (SELECT 1 FROM ({journal.last_sql}) lc (v, t) WHERE lc.v = %s AND lc.t = %s)"
          f" AND NOT EXISTS (SELECT 1 FROM {p}entries WHERE dedup_key = %s AND status = 'active')"
          f"{idempotent} AND NOT EXISTS (SELECT 1 FROM {SETTINGS} WHERE key = '{REBUILDING}'))")
     n = ("n AS (SELECT pos, at, data, encode(sha256(tag || int8send(octet_length(pos::text)::bigint)"
@@ -241,8 +241,7 @@ def _text(p: str, keyed: bool, shape: tuple[Any, ...]) -> str:
     parts = [s, d, n, f"c AS (INSERT INTO {p}chain (position, head) SELECT pos, nh FROM n)"]
     expression = {"@": "n.pos", "@…": "n.pos::text || %s", "T": "n.at", "D": "n.data"}
     for i, (table, columns, *counted) in enumerate(shape):
-        names = ("id", "originator_id", "originator_version", "topic", "state") if table == "events" \
-            else BY_SUFFIX[table].names
+        names = EVENT_COLUMNS if table == "events" else BY_SUFFIX[table].names
         sql = (f"INSERT INTO {p}{table} ({', '.join(names)}) "
                f"SELECT {', '.join(expression.get(c, c) for c in columns)} FROM n")
         if counted:

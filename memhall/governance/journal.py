@@ -43,6 +43,10 @@ from memhall.governance.projection.schema import READ_MODELS
 #: the high half of a domain's advisory lock key ("mh"); the low half, its head table's oid
 ADVISORY = 0x6D68
 
+#: the events table's columns, as every append writes them
+EVENT_COLUMNS = ("id", "originator_id", "originator_version", "topic", "state")
+_EVENT_NAMES = ", ".join(EVENT_COLUMNS)
+
 #: up to how many events a PostgreSQL append logs in one statement (`Journal._log_sql`)
 LOG_IN_ONE = 16
 
@@ -101,8 +105,7 @@ class Journal:
             f" AND pg_advisory_xact_lock({ADVISORY << 32} + '{self.head_table}'::regclass::oid::bigint) "
             "IS NOT NULL FOR UPDATE")
         self.head_sql = f"SELECT position, head FROM {self.head_table} WHERE id = 1{lock}"
-        self._event_sql = (f"INSERT INTO {self.events_table} "
-                           f"(id, originator_id, originator_version, topic, state) VALUES ({m}, {m}, {m}, {m}, {m})")
+        self._event_sql = f"INSERT INTO {self.events_table} ({_EVENT_NAMES}) VALUES ({m}, {m}, {m}, {m}, {m})"
         self._chain_sql = f"INSERT INTO {self.chain_table} (position, head) VALUES ({m}, {m})"
         self._move_sql = f"UPDATE {self.head_table} SET position = {m}, head = {m} WHERE id = 1"
         self._load_sql = (f"SELECT originator_version, topic, state FROM {self.events_table} "
@@ -113,7 +116,8 @@ class Journal:
         # any change to this one, has another; the state itself is not read (a charter's last
         # event, which every write asks for with the lock, is ~50 KB, stored compressed)
         token = "state" if dialect == "sqlite" else "convert_to(xmin::text || ':' || ctid::text, 'UTF8')"
-        self._last_sql = (f"SELECT originator_version, {token} FROM {self.events_table} "
+        #: an aggregate's last version and what tells its stored event from any other (`last`)
+        self.last_sql = (f"SELECT originator_version, {token} FROM {self.events_table} "
                           f"WHERE originator_id = {m} ORDER BY originator_version DESC LIMIT 1")
 
     @contextmanager
@@ -139,7 +143,7 @@ class Journal:
                 heads.execute(self.head_sql)
                 lasts = connection.cursor()
                 if last_of is not None:
-                    lasts.execute(self._last_sql, (self.uuid_param(last_of),))
+                    lasts.execute(self.last_sql, (self.uuid_param(last_of),))
                 queries = []
                 for sql, params in ahead.queries if ahead is not None else ():
                     queries.append(connection.cursor())
@@ -227,8 +231,7 @@ class Journal:
             return
         cursor = connection.cursor()
         if copy:
-            copy_rows(connection, self.events_table,
-                      ("id", "originator_id", "originator_version", "topic", "state"), stored)
+            copy_rows(connection, self.events_table, EVENT_COLUMNS, stored)
             copy_rows(connection, self.chain_table, ("position", "head"), links)
             cursor.execute(self._move_sql, (position, head))
         else:
@@ -254,8 +257,7 @@ class Journal:
             events = ", ".join(["(%s, %s, %s, %s, %s)"] * n)
             links = ", ".join(["(%s, %s)"] * n)
             sql = self._logs[n] = (
-                f"e AS (INSERT INTO {self.events_table} (id, originator_id, originator_version, topic, "
-                f"state) VALUES {events}), c AS (INSERT INTO {self.chain_table} (position, head) VALUES {links})",
+                f"e AS (INSERT INTO {self.events_table} ({_EVENT_NAMES}) VALUES {events}), c AS (INSERT INTO {self.chain_table} (position, head) VALUES {links})",
                 f"UPDATE {self.head_table} SET position = %s, head = %s WHERE id = 1")
         return sql
 
@@ -269,7 +271,7 @@ class Journal:
         """One aggregate's last stored version and what tells that stored event from any other:
         its state on SQLite, its row's version on PostgreSQL ((0, b"") when it has no events)."""
         cursor = connection.cursor()
-        cursor.execute(self._last_sql, (self.uuid_param(originator_id),))
+        cursor.execute(self.last_sql, (self.uuid_param(originator_id),))
         row = cursor.fetchone()
         return (int(row[0]), bytes(row[1])) if row is not None else (0, b"")
 

@@ -107,8 +107,7 @@ def commit(hall: Hall, session: Connection, stream: DomainStream, prepared: Prep
     """Append the prepared events under the lock, stamped with the time they take their place."""
     stream.journal.append(raw(session), restamped(prepared.events, Entry.Written.create_timestamp(), stream),
                           commit=hall.store.may_commit_early())
-    return WriteResult(entry_id=str(prepared.entry.id), domain=stream.name,
-                       layer=prepared.entry.layer.value, rule=prepared.decision.rule_id)
+    return written(stream, prepared)
 
 
 def commit_at_once(hall: Hall, stream: DomainStream, prepared: Prepared,
@@ -128,8 +127,10 @@ def commit_at_once(hall: Hall, stream: DomainStream, prepared: Prepared,
                                   charter=seal.charter_ident(stream.name),
                                   charter_last=last, dedup_key=prepared.dedup_key,
                                   idempotency_key=idempotency_key)
-    if position is None:
-        return None
+    return None if position is None else written(stream, prepared)
+
+
+def written(stream: DomainStream, prepared: Prepared) -> WriteResult:
     return WriteResult(entry_id=str(prepared.entry.id), domain=stream.name,
                        layer=prepared.entry.layer.value, rule=prepared.decision.rule_id)
 
