@@ -32,6 +32,7 @@ from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
 
 from memhall.governance import rebuilding, threads, waiting
 from memhall.governance.projection import codec
+from memhall.governance.projection.plans import SECURE_DELETE
 from memhall.governance.waiting import json_time
 
 __all__ = ["json_time"]
@@ -159,6 +160,7 @@ def connect(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(path, timeout=30, isolation_level=None)
     conn.execute("PRAGMA busy_timeout = 30000")
     conn.execute("PRAGMA synchronous = FULL")
+    conn.execute(f"PRAGMA {SECURE_DELETE}")
     return conn
 
 

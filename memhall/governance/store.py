@@ -23,6 +23,7 @@ from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.exc import DisconnectionError, OperationalError
 
 from memhall.domains.errors import StoreBusyError
+from memhall.governance.projection.plans import SECURE_DELETE
 
 BUSY_TIMEOUT_S = 30
 #: page cache of a read connection, in KiB: SQLite's default 2 MB held less than one recall
@@ -59,6 +60,7 @@ def _sqlite_engine(url: str, *, immediate: bool, wait_s: float | None = None) ->
         cursor.execute("PRAGMA journal_mode = WAL")
         cursor.execute("PRAGMA synchronous = FULL")
         cursor.execute("PRAGMA foreign_keys = ON")
+        cursor.execute(f"PRAGMA {SECURE_DELETE}")
         if immediate:
             cursor.execute(f"PRAGMA wal_autocheckpoint = {WRITE_CHECKPOINT_PAGES}")
         else:
