@@ -9,11 +9,11 @@ models. The domain registry is restored from each stream's `Domain.Opened`.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from sqlalchemy import insert, select
-from sqlalchemy.schema import CreateTable, DropTable
+from sqlalchemy import Index, insert, select
+from sqlalchemy.schema import CreateIndex, CreateTable, DropTable
 
 from memhall.domains.records import Rebuild
 from memhall.domains.values import principal_name
@@ -33,6 +33,18 @@ __all__ = ["BATCH", "events_of", "governed_rebuild", "rebuild"]
 
 #: called after each batch with (domain, events replayed so far, events in the domain)
 Progress = Callable[[str, int, int], None]
+
+#: SQLite: the indexes a rebuild keeps up to date as it replays, created with their (empty)
+#: tables, instead of built sorted once at its end as the others are. Each one's key grows with
+#: the log after a few distinct leading values (a position, a time, a kind or status), so a row
+#: lands at the right edge of its group, pages in the cache: cheap to add, and added in the
+#: writer process beside (`pipelined`), which has time to spare while this one decodes the
+#: next batch. What is built at the end runs alone, nothing beside it. Measured at 100k
+#: events, taking turns: 17,600 events/s with every index built at the end, 19,300 with these
+#: kept. Random keys (dedup hashes, entry ids, threads) stay at the end: a row of theirs lands
+#: anywhere, a page read and written per row.
+GROWING = frozenset({"entries_created", "entries_occurred", "entries_kind_time", "entries_newest",
+                     "entries_state", "entries_session", "audit_actor"})
 
 
 def rebuild(hall: Hall, domains: list[str] | None = None, batch: int = BATCH,
@@ -54,6 +66,9 @@ def _rebuild(hall: Hall, domains: list[str] | None, batch: int, progress: Progre
         stream = hall.streams.stream_of_tables(name) if domains is None else (
             hall.streams.system() if name == SYSTEM else hall.streams.stream(name))
         indexes = [index for table in stream.tables.projections for index in table.indexes]
+        growing = [index for index in indexes if hall.store.dialect == "sqlite"
+                   and str(index.name).removeprefix(stream.tables.prefix) in GROWING]
+        indexes = [index for index in indexes if index not in growing]
         with hall.store.read() as conn:
             total = count(raw(conn), stream.tables.events_name)
         done = 0
@@ -73,7 +88,8 @@ def _rebuild(hall: Hall, domains: list[str] | None, batch: int, progress: Progre
                 # the read models emptied first, in a transaction of their own (dropping a large
                 # SQLite table visits each of its pages: in a writer beside, meanwhile the first
                 # batches are computed here)
-                writer.submit([(ONE, statement, ()) for statement in reset_sql(hall, stream.name, stream.tables)], 0)
+                writer.submit([(ONE, statement, ()) for statement
+                               in reset_sql(hall, stream.name, stream.tables, growing)], 0)
                 limit = raw(reading).getlimit(9) if hall.store.dialect == "sqlite" else 0
                 for rows in events_of(raw(reading), stream.tables.events_name, hall.store.dialect, batch=batch):
                     backend = Planned(writer, hall.store.dialect, stream.tables.prefix, limit)
@@ -119,10 +135,10 @@ def _rebuild(hall: Hall, domains: list[str] | None, batch: int, progress: Progre
     return replayed
 
 
-def reset_sql(hall: Hall, name: str, tables: DomainTables) -> list[str]:
+def reset_sql(hall: Hall, name: str, tables: DomainTables, indexes: Sequence[Index] = ()) -> list[str]:
     """Drop every read model (and those of earlier versions, `RETIRED`) and create it
-    again, empty, in this version's schema, without its secondary indexes (built at the end);
-    the chain's head table as `Stream` makes it."""
+    again, empty, in this version's schema, with only the given secondary indexes (the others
+    are built at the end); the chain's head table as `Stream` makes it."""
     dialect = hall.store.write_engine.dialect
     projections = set(tables.projections)
     return [
@@ -131,6 +147,7 @@ def reset_sql(hall: Hall, name: str, tables: DomainTables) -> list[str]:
         *(f"DROP TABLE IF EXISTS {tables.prefix}{suffix}" for suffix in RETIRED),
         *(str(CreateTable(table).compile(dialect=dialect)).strip()
           for table in tables.metadata.sorted_tables if table in projections),
+        *(str(CreateIndex(index).compile(dialect=dialect)).strip() for index in indexes),
         # SQLite's full-text tables; PostgreSQL's document column (its index is one more secondary index)
         *fulltext.table_sql(tables, dialect.name),
         *head_table_sql(name, dialect.name),
