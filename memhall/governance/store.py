@@ -23,7 +23,7 @@ from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.exc import DisconnectionError, OperationalError
 
 from memhall.domains.errors import StoreBusyError
-from memhall.governance.projection.plans import SECURE_DELETE
+from memhall.governance.projection.plans import SECURE_DELETE, WAL_KEPT_BYTES
 
 BUSY_TIMEOUT_S = 30
 #: page cache of a read connection, in KiB: SQLite's default 2 MB held less than one recall
@@ -61,6 +61,7 @@ def _sqlite_engine(url: str, *, immediate: bool, wait_s: float | None = None) ->
         cursor.execute("PRAGMA synchronous = FULL")
         cursor.execute("PRAGMA foreign_keys = ON")
         cursor.execute(f"PRAGMA {SECURE_DELETE}")
+        cursor.execute(f"PRAGMA journal_size_limit = {WAL_KEPT_BYTES}")
         if immediate:
             cursor.execute(f"PRAGMA wal_autocheckpoint = {WRITE_CHECKPOINT_PAGES}")
         else:

@@ -8,6 +8,7 @@ from typing import Any
 
 from memhall.governance import fast_handoff
 from memhall.governance.projection import plans
+from memhall.governance import store as store_module
 from memhall.governance.store import WRITE_CHECKPOINT_PAGES, Store
 
 
@@ -59,3 +60,30 @@ def test_dropping_a_table_does_not_write_its_freed_pages_again(tmp_path: Path) -
     finally:
         handoff.close()
     assert all(size < 300_000 for size in written.values()), written  # the table held 3 MB
+
+
+def test_a_wal_grown_large_is_cut_back_once_it_starts_over(tmp_path: Path, monkeypatch: Any) -> None:
+    # a rebuild's writer lets the WAL grow to hundreds of MB between checkpoints; a process that
+    # keeps the store open must not keep a file that size (SQLite's default keeps the largest)
+    monkeypatch.setattr(store_module, "WAL_KEPT_BYTES", 256 << 10)
+    path = tmp_path / "memhall.db"
+    store = Store(f"sqlite:///{path}")
+    wal = Path(f"{path}-wal")
+    try:
+        db = store.write_engine.raw_connection()
+        try:
+            lite = db.driver_connection
+            lite.execute("CREATE TABLE scratch (blob BLOB)")
+            lite.execute("BEGIN IMMEDIATE")
+            lite.executemany("INSERT INTO scratch VALUES (?)", [(bytes(3000),) for _ in range(1000)])
+            lite.execute("COMMIT")
+            grown = wal.stat().st_size
+            lite.execute("PRAGMA wal_checkpoint(PASSIVE)")  # every frame copied: the WAL may start over
+            lite.execute("INSERT INTO scratch VALUES (x'00')")  # ... and does, here
+            kept = wal.stat().st_size
+        finally:
+            db.close()
+    finally:
+        store.dispose()
+    assert grown > 2_000_000
+    assert kept <= (256 << 10) + (64 << 10), (grown, kept)

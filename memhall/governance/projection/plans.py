@@ -35,11 +35,24 @@ Plan = list[tuple[str, str, Any]]
 #: lost to that: memhall never erases an event, and every read-model row is derived from the
 #: log that keeps it (`audit verify` recomputes them from it).
 SECURE_DELETE = "secure_delete = FAST"
+#: WAL pages between two checkpoints of the writer beside an import or a rebuild. Its batches
+#: write thousands of pages each, and in a large store most are leaves of the read models'
+#: randomly keyed indexes (entry ids), written again by the batches after: the fewer
+#: checkpoints, the fewer times each is copied into the database file. At 1M events a rebuild's
+#: writer spent a third of its time checkpointing every 10,000 pages (40 MB): 101 s for the
+#: rebuild, 71-86 s with 100,000 (400 MB of WAL at most; 250,000 gained nothing more). The
+#: writer does not cut its WAL back (`WAL_KEPT_BYTES`): shrinking and growing the file again
+#: at each restart cost 10 s of those; the store's own connections cut it back after.
+BESIDE_CHECKPOINT_PAGES = 100_000
+#: the WAL file cut back to this size once a checkpoint lets it start over (`journal_size_limit`),
+#: on the store's connections: a store does not keep a WAL of 400 MB after a rebuild for as
+#: long as a process holds it open (SQLite's default keeps the largest it has been)
+WAL_KEPT_BYTES = 64 << 20
 #: SQLite settings of the writer's connection: those of the store's write connection, and those
-#: `bulkload.tuned` gives an import's (a larger cache, fewer checkpoints, commits not synced:
-#: the rebuild syncs the files once at its end)
-SQLITE_PRAGMAS = ("journal_mode = WAL", "synchronous = NORMAL", "foreign_keys = ON",
-                  "cache_size = -32768", "wal_autocheckpoint = 10000", SECURE_DELETE)
+#: `bulkload.tuned` gives an import's (a larger cache, commits not synced: the rebuild syncs the
+#: files once at its end), with fewer checkpoints still
+SQLITE_PRAGMAS = ("journal_mode = WAL", "synchronous = NORMAL", "foreign_keys = ON", "cache_size = -32768",
+                  f"wal_autocheckpoint = {BESIDE_CHECKPOINT_PAGES}", SECURE_DELETE)
 
 
 class Recorder:
