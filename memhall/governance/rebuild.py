@@ -53,7 +53,7 @@ def rebuild(hall: Hall, domains: list[str] | None = None, batch: int = BATCH,
 
     The read models' secondary indexes are dropped while the log is replayed and
     built once at the end: sorting each index once is cheaper than keeping it up
-    to date row by row. Meanwhile the domain is closed to readers and writers
+    to date row by row (on SQLite, but those whose keys grow with the log: `GROWING`). Meanwhile the domain is closed to readers and writers
     (`rebuilding`): its read models hold only what was replayed so far."""
     with rebuilding.exclusive(hall.store):  # a second rebuild would empty the read models under this one
         return _rebuild(hall, domains, batch, progress)
