@@ -7,7 +7,10 @@
 - session-end records the wrap-up and closes the session. Its summary is, in
   order: a wrap-up file the agent wrote during this session (what the agent
   chose to hand over), else the transcript's last reply (always there, and the
-  freshest account), else the reply the hook carries, else the draft.
+  freshest account), else the reply the hook carries, else the draft. A session
+  that left none of them is closed with no wrap-up: a line saying it left
+  nothing would supersede the thread's last wrap-up and be handed over as
+  where work was left.
 """
 
 from __future__ import annotations
@@ -85,9 +88,9 @@ def end(job: HookRun, hook: HookInput, key: str) -> agent_sessions.Closing:
     text = (summary_from_file(job, hook, keyed)
             or transcript.last_assistant_message(hook.transcript)
             or hook.last_message
-            or (agent_sessions.draft_body(active.text) if active else None)
-            or f"{hook.agent} session ended ({hook.source or 'no reason given'}) and left no "
-               "summary: no wrap-up file, no reply in its transcript, no draft.")
+            or (agent_sessions.draft_body(active.text) if active else None))
+    if not (text and text.strip()):
+        return agent_sessions.close_keyed(job.hall, job.actor, job.domain, key, None)
     summary, pointers = _fitted(job, keyed, scrubbed(text))
     return agent_sessions.close_keyed(job.hall, job.actor, job.domain, key, summary, pointers)
 

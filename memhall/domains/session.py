@@ -44,14 +44,23 @@ class Session(Aggregate):
         self.closed = False
 
     def wrap_up(self, summary_entry: UUID, *, actor: str, rule: str) -> None:
+        self._may_end(actor)
+        self._wrapped_up(summary_entry=summary_entry, actor=actor, rule=rule)
+        self._closed(actor=actor, rule=rule)
+
+    def close(self, *, actor: str, rule: str) -> None:
+        """End a session that hands nothing over: closed, with no wrap-up, so its thread's
+        latest state stays what the last wrap-up said."""
+        self._may_end(actor)
+        self._closed(actor=actor, rule=rule)
+
+    def _may_end(self, actor: str) -> None:
         if self.closed:
             raise InvalidTransitionError(f"session {self.id} is already closed")
         if actor != self.principal:
             raise InvalidTransitionError(
                 f"session {self.id} belongs to {self.principal}, not {actor}"
             )
-        self._wrapped_up(summary_entry=summary_entry, actor=actor, rule=rule)
-        self._closed(actor=actor, rule=rule)
 
     @event(WrappedUp)
     def _wrapped_up(self, summary_entry: UUID, actor: str, rule: str) -> None:

@@ -137,15 +137,19 @@ class Closing:
     draft_id: str | None
 
 
-def close_keyed(hall: Hall, actor: str, domain: str, key: str, summary: str,
+def close_keyed(hall: Hall, actor: str, domain: str, key: str, summary: str | None,
                 pointers: tuple[str, ...] = ()) -> Closing:
     """Wrap up and close the key's session, then let the wrap-up supersede the
     draft. A session already closed (the agent wrapped up itself) only has its
-    draft superseded by the wrap-up it recorded."""
+    draft superseded by the wrap-up it recorded. With no summary (the session
+    left nothing to hand over) it is closed without a wrap-up
+    (`sessions.close_unwrapped`)."""
     stream, keyed = find_keyed(hall, actor, domain, key)
     result: WrapUpResult | None = None
     summary_entry = keyed.summary_entry
-    if not keyed.closed:
+    if not keyed.closed and summary is None:
+        sessions.close_unwrapped(hall, actor, domain, keyed.id)
+    elif not keyed.closed and summary is not None:
         result = sessions.wrap_up(hall, actor, domain, summary, session_id=keyed.id, pointers=pointers,
                                   idempotency_key=f"{WRAP_UP_KEY}{keyed.id}")
         summary_entry = result.entry_id

@@ -113,10 +113,7 @@ def wrap_up(
             clean_text(value, what)  # looked up before anything is stored
     stream = hall.stream(domain, actor=actor, action=Action.WRAP_UP)
     with hall.writing(stream) as session:
-        request = PolicyRequest(
-            principal=actor, action=Action.WRAP_UP, domain=stream.name,
-            resource_type=ResourceType.DOMAIN, target_layer=Layer.L2.value, kind=Kind.WRAP_UP.value,
-        )
+        request = _wrap_up_request(stream, actor)
         decision = hall.authorize(session, stream, request)
         rule = decision.rule_id
         check_thread(hall.refusals, session, stream, request, thread, actor)
@@ -174,6 +171,31 @@ def wrap_up(
         unmentioned_loops=drift["unmentioned_loops"], closed_pointers=drift["closed_pointers"],
         unknown_pointers=drift["unknown_pointers"],
     )
+
+
+def close_unwrapped(hall: Hall, actor: str, domain: str, session_id: str) -> None:
+    """End a session that left nothing to hand over, with no wrap-up: a placeholder saying so
+    would supersede its thread's last wrap-up and stand in every handoff as where work was left.
+    Decided as a wrap-up is (and refused, recorded, where one would be); `Session.Closed` alone
+    in the log says it ended."""
+    actor = principal_name(actor)
+    clean_text(session_id, "session id")
+    stream = hall.stream(domain, actor=actor, action=Action.WRAP_UP)
+    with hall.writing(stream) as session:
+        request = _wrap_up_request(stream, actor)
+        rule = hall.authorize(session, stream, request).rule_id
+        work = _session(stream, session_id)
+        try:
+            work.close(actor=actor, rule=rule)
+        except MemhallError as error:
+            hall.refuse(session, stream, request, error, rule=rule)
+        stream.save(session, work)
+
+
+def _wrap_up_request(stream: DomainStream, actor: str) -> PolicyRequest:
+    return PolicyRequest(principal=actor, action=Action.WRAP_UP, domain=stream.name,
+                         resource_type=ResourceType.DOMAIN, target_layer=Layer.L2.value,
+                         kind=Kind.WRAP_UP.value)
 
 
 def _previous_wrap_ups(session: Connection, stream: DomainStream, thread: str) -> list[str]:

@@ -120,6 +120,57 @@ def test_a_session_end_after_the_agent_wrapped_up_itself_only_supersedes_the_dra
     assert draft.superseded_by == own.entry_id
 
 
+def test_a_session_that_left_nothing_closes_with_no_wrap_up_and_the_last_one_still_leads_the_handoff(
+        project: Project) -> None:
+    earlier = sessions.wrap_up(project.hall, "claude", "company", "Invoices v2 live; next: reminder e-mails")
+    session_id = start(project, "claude")
+    project.transcript("claude").write_text("")  # no reply, no wrap-up file, no draft
+    events = project.event_count()
+
+    result = project.invoke("claude", "session-end", project.payload("claude", "session-end"))
+
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
+    closed = project.session(session_id)
+    assert closed.closed and closed.summary_entry is None
+    assert project.event_count() == events + 1  # Session.Closed, nothing else
+    assert [w.id for w in project.entries(kind="wrap-up")] == [earlier.entry_id]
+    handoff = sessions.handoff(project.hall, "codex", "company", open_session=False)
+    assert [e.id for e in handoff.latest] == [earlier.entry_id]
+
+
+def test_a_session_whose_summary_is_only_blank_lines_is_closed_the_same_way(project: Project) -> None:
+    session_id = start(project, "claude")
+    wrap_up_file = project.root / ".memhall" / "wrap-up.md"
+    wrap_up_file.parent.mkdir()
+    wrap_up_file.write_text("\n  \n")
+    project.transcript("claude").write_text("")
+
+    result = project.invoke("claude", "session-end", project.payload("claude", "session-end"))
+
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert project.session(session_id).closed and project.entries(kind="wrap-up") == []
+
+
+def test_a_session_that_left_nothing_and_may_not_wrap_up_stays_open_and_the_refusal_is_recorded(
+        project: Project) -> None:
+    roles_file = project.policy / "roles.yaml"
+    roles = yaml.safe_load(roles_file.read_text())
+    roles["roles"]["company"]["session_chair"] = ["codex"]
+    roles["roles"]["company"]["seat"] = ["gemini"]
+    roles_file.write_text(yaml.safe_dump(roles))
+    adopt(Hall(project.hall.store, PolicySet.load(project.policy)), "maki", "company")
+    session_id = start(project, "gemini")
+    project.transcript("gemini").write_text("")
+    refused = len([t for t in project.hall.streams.topics("company") if "Refus" in t])
+
+    result = project.invoke("gemini", "session-end", project.payload("gemini", "session-end"))
+
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert len(result.stderr.splitlines()) == 1 and "wrap_up" in result.stderr
+    assert not project.session(session_id).closed
+    assert len([t for t in project.hall.streams.topics("company") if "Refus" in t]) == refused + 1
+
+
 def test_a_refused_wrap_up_is_one_line_exit_0_and_recorded(project: Project) -> None:
     roles_file = project.policy / "roles.yaml"
     roles = yaml.safe_load(roles_file.read_text())

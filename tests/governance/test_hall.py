@@ -13,6 +13,7 @@ from memhall.domains.errors import (
     InvalidValueError,
     NotFoundError,
     PolicyDeniedError,
+    RefusedError,
     UnknownDomainError,
 )
 from memhall.governance import history, sessions
@@ -140,6 +141,22 @@ def test_wrap_up_opens_and_closes_loops_and_closes_the_session(hall: Hall) -> No
     assert closed.history[-1].data["by_entry"] == second.entry_id
     with pytest.raises(Exception, match="already closed"):
         sessions.wrap_up(hall, "codex", "company", "again", session_id=start.session_id)
+
+
+def test_a_session_closed_unwrapped_leaves_its_threads_state_and_is_refused_to_anyone_else(hall: Hall) -> None:
+    done = sessions.wrap_up(hall, "codex", "company", "invoices v2 live")
+    start = sessions.handoff(hall, "codex", "company")
+    assert start.session_id is not None
+
+    with pytest.raises(PolicyDeniedError, match="wrap_up for claude"):
+        sessions.close_unwrapped(hall, "claude", "company", start.session_id)
+    sessions.close_unwrapped(hall, "codex", "company", start.session_id)
+
+    assert [e.id for e in sessions.handoff(hall, "codex", "company", open_session=False).latest] == [done.entry_id]
+    with pytest.raises(RefusedError, match="already closed"):
+        sessions.close_unwrapped(hall, "codex", "company", start.session_id)
+    with pytest.raises(RefusedError, match="already closed"):
+        sessions.wrap_up(hall, "codex", "company", "late", session_id=start.session_id)
 
 
 def test_wrap_up_needs_a_summary(hall: Hall) -> None:
