@@ -9,6 +9,8 @@ class MemhallError(Exception):
     exit_code = 1
     #: the rule that refused, when a rule did ("" otherwise); `--json` errors carry it
     rule = ""
+    #: which item of a batch it is about (its index), when one item refused the batch
+    item: int | None = None
 
 
 class InvalidValueError(MemhallError):

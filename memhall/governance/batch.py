@@ -12,11 +12,11 @@ from uuid import UUID
 
 from memhall.domains.dynamics.encoding import EncodingRecord
 from memhall.domains.entry import Entry, EntryDraft
-from memhall.domains.errors import InvalidValueError
+from memhall.domains.errors import InvalidValueError, MemhallError
 from memhall.domains.values import Layer, principal_name
 from memhall.governance.encodings import encoded
 from memhall.governance.facts import draft_requests
-from memhall.governance.gate import decide_all, denial
+from memhall.governance.gate import Refused, decide_all, denial
 from memhall.governance.streams import DomainStream, planned
 from memhall.governance.views import WriteResult
 from memhall.governance.write_checks import (
@@ -88,51 +88,57 @@ def write_batch(hall: Hall, actor: str, domain: str, entries: list[EntryDraft],
             for entry in entries:
                 if entry.idempotency_key in pending.keyed_before:
                     replays[entry.idempotency_key] = pending.keyed_before[entry.idempotency_key]
-        for index, (entry, request, decision, key) in enumerate(zip(entries, requests, decisions, keys)):
-            if not decision.allowed:
-                hall.refuse(session, stream, request, denial(decision), rule=decision.rule_id)
-            if entry.layer not in (Layer.L1, Layer.L2):
-                hall.refuse(session, stream, request, InvalidValueError(
-                    f"cannot write at {entry.layer.value}: L3 and L4 are reached only by promotion"
-                ), rule="layers-by-promotion-only")
-            check_provenance(hall.refusals, session, stream, request, entry, hall.implanted_confidence)
-            check_thread(hall.refusals, session, stream, request, entry.thread, actor,
-                         entry.provenance.source_agent_id)
-            check_session(hall.refusals, session, stream, request, entry.session_id, actor, owners)
-            target_id = supersedes[index] if supersedes else None
-            target = (hall.supersede_target(session, stream, actor, entry, target_id)
-                      if target_id is not None and target_id not in replaced else None)
-            check_pending(hall.refusals, session, stream, request, entry, hall.clock())
-            replayed = replayed_in(replays, entry, key)
-            duplicate = replayed or seen.get(key)
-            if (replayed is None and duplicate is not None and duplicate not in written
-                    and not same_active(stream, duplicate, key)):
-                del seen[key]  # the entries row says so, the entry's events do not
-                duplicate = None
-            if duplicate is None:
-                new = Entry.write(stream.name, entry, actor=actor, rule=decision.rule_id,
-                                  implanted=hall.implanted_confidence,
-                                  encoding=encodings[index] if encodings else
-                                  encoded(hall.encoder, entry, actor, hall.clock()),
-                                  dedup_key=key)
-                fresh.append(new)
-                written.add(ident := str(new.id))
-                seen[key] = ident
-                if entry.idempotency_key:
-                    replays[entry.idempotency_key] = (ident, key)
-                if pending is not None:
-                    pending.live.setdefault(key, ident)
+        index = -1
+        try:
+            for index, (entry, request, decision, key) in enumerate(zip(entries, requests, decisions, keys)):
+                if not decision.allowed:
+                    hall.refuse(session, stream, request, denial(decision), rule=decision.rule_id)
+                if entry.layer not in (Layer.L1, Layer.L2):
+                    hall.refuse(session, stream, request, InvalidValueError(
+                        f"cannot write at {entry.layer.value}: L3 and L4 are reached only by promotion"
+                    ), rule="layers-by-promotion-only")
+                check_provenance(hall.refusals, session, stream, request, entry, hall.implanted_confidence)
+                check_thread(hall.refusals, session, stream, request, entry.thread, actor,
+                             entry.provenance.source_agent_id)
+                check_session(hall.refusals, session, stream, request, entry.session_id, actor, owners)
+                target_id = supersedes[index] if supersedes else None
+                target = (hall.supersede_target(session, stream, actor, entry, target_id)
+                          if target_id is not None and target_id not in replaced else None)
+                check_pending(hall.refusals, session, stream, request, entry, hall.clock())
+                replayed = replayed_in(replays, entry, key)
+                duplicate = replayed or seen.get(key)
+                if (replayed is None and duplicate is not None and duplicate not in written
+                        and not same_active(stream, duplicate, key)):
+                    del seen[key]  # the entries row says so, the entry's events do not
+                    duplicate = None
+                if duplicate is None:
+                    new = Entry.write(stream.name, entry, actor=actor, rule=decision.rule_id,
+                                      implanted=hall.implanted_confidence,
+                                      encoding=encodings[index] if encodings else
+                                      encoded(hall.encoder, entry, actor, hall.clock()),
+                                      dedup_key=key)
+                    fresh.append(new)
+                    written.add(ident := str(new.id))
+                    seen[key] = ident
                     if entry.idempotency_key:
-                        pending.keyed[entry.idempotency_key] = (ident, key)
-                if target is not None:
-                    old = target[0]
-                    hall.supersede_entry(session, stream, target, new)
-                    replaced[old.id] = old
-                    if seen.get(old.dedup_key) == str(old.id):
-                        del seen[old.dedup_key]  # no longer active: the same text again is a new write
-            results.append(WriteResult(entry_id=duplicate or seen[key], domain=stream.name,
-                                       layer=entry.layer.value, duplicate_of=duplicate,
-                                       replayed=replayed is not None, rule=decision.rule_id))
+                        replays[entry.idempotency_key] = (ident, key)
+                    if pending is not None:
+                        pending.live.setdefault(key, ident)
+                        if entry.idempotency_key:
+                            pending.keyed[entry.idempotency_key] = (ident, key)
+                    if target is not None:
+                        old = target[0]
+                        hall.supersede_entry(session, stream, target, new)
+                        replaced[old.id] = old
+                        if seen.get(old.dedup_key) == str(old.id):
+                            del seen[old.dedup_key]  # no longer active: the same text again is a new write
+                results.append(WriteResult(entry_id=duplicate or seen[key], domain=stream.name,
+                                           layer=entry.layer.value, duplicate_of=duplicate,
+                                           replayed=replayed is not None, rule=decision.rule_id))
+        except Refused as refused:  # which entry: an import names its line
+            if isinstance(refused.error, MemhallError):
+                refused.error.item = index
+            raise
         stream.save(session, *fresh, *replaced.values())
     return results
 

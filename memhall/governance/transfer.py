@@ -23,7 +23,7 @@ from uuid import UUID
 
 from memhall.domains.dynamics.encoding import EncodingRecord
 from memhall.domains.entry import EntryDraft
-from memhall.domains.errors import InvalidValueError
+from memhall.domains.errors import InvalidValueError, MemhallError
 from memhall.domains.moments import iso
 from memhall.domains.values import principal_name
 from memhall.governance import bulkload, fulltext, threads
@@ -173,8 +173,13 @@ def write_lines(hall: Hall, actor: str, domain: str, lines: list[Line], report: 
         return
     targets = [_target(line, stored, report) for line, _ in todo]
     if plan is None:
-        results = hall.write_many(actor, domain, [entry for _, entry in todo],
-                                  targets if any(t is not None for t in targets) else ())
+        try:
+            results = hall.write_many(actor, domain, [entry for _, entry in todo],
+                                      targets if any(t is not None for t in targets) else ())
+        except MemhallError as error:  # refused (and recorded): say which line
+            if error.item is not None and 0 <= error.item < len(todo):
+                error.args = (f"{todo[error.item][0].label}: {error}", *error.args[1:])
+            raise
     else:
         results = write_batch(hall, actor, domain, [entry for _, entry in todo], (), encodings=encoded, plan=plan,
                               pending=pending, replays=stored)

@@ -94,6 +94,7 @@ def test_a_refused_batch_beside_is_recorded_and_the_batches_before_it_are_writte
     texts = [row[0] for row in entries(sqlite_hall, "company")]
     assert texts == [f"note {i}" for i in range(60)]
     assert audit(sqlite_hall, "company")[-1][3:5] == ("refused", refused.value.rule)
+    assert str(refused.value).startswith("line 66: refused: ")
 
 
 def test_a_write_made_between_two_batches_by_another_process_is_kept_and_the_import_finishes(

@@ -35,6 +35,19 @@ def test_importing_the_same_lines_twice_writes_nothing_even_when_a_value_flips_b
     assert value.text == "x is 1" and value.id == first.entries["c"]
 
 
+def test_a_refused_line_is_named_by_its_number_and_the_refusal_is_recorded(hall: Hall) -> None:
+    rows: list[dict[str, object]] = [{"text": f"note {i}"} for i in range(5)]
+    rows[3] = {"text": "we decided to move billing to v2", "kind": "decision", "layer": "L2"}
+    refusals = len([t for t in hall.streams.topics("company") if "Refus" in t])
+
+    with pytest.raises(PolicyDeniedError, match=r"^line 4: refused: .*decision") as refused:
+        transfer.run_import(hall, "codex", "company", transfer.jsonl(lines(rows)))
+
+    assert refused.value.rule == "decisions-only-by-ratification"
+    assert len([t for t in hall.streams.topics("company") if "Refus" in t]) == refusals + 1
+    assert not [t for t in hall.streams.topics("company") if t.endswith("Entry.Written")]  # the batch: none of it
+
+
 def test_a_lines_author_is_provenance_and_the_importer_is_the_actor(hall: Hall) -> None:
     report = transfer.run_import(hall, "codex", "company", transfer.jsonl(lines(FLIPS[3:])))
 
