@@ -30,7 +30,7 @@ from types import SimpleNamespace
 from typing import Any, NamedTuple, TYPE_CHECKING
 from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
 
-from memhall.governance import rebuilding, threads, waiting
+from memhall.governance import logged, rebuilding, threads, waiting
 from memhall.governance.projection import codec
 from memhall.governance.projection.plans import SECURE_DELETE
 from memhall.governance.waiting import json_time
@@ -220,6 +220,12 @@ def view(reader: threads.Reader, domain: str, now: datetime, limit: int, loops: 
             **waiting.sections(reader, domain, now)}
 
 
+def handed_as_logged(reader: threads.Reader, domain: str, shown: dict[str, Any]) -> bool:
+    """Whether every entry `view` hands over is what its events say (`logged`)."""
+    return logged.first_unlike(reader.db, Journal(domain, "sqlite"),
+                               (*shown["latest"], *shown["candidates"], *shown["open_loops"])) is None
+
+
 def handoff(request: Request, now: datetime | None = None) -> dict[str, Any] | None:
     """The handoff as `HandoffView.model_dump(mode="json")`, or None: take the main path."""
     now = now or datetime.now(timezone.utc)
@@ -228,6 +234,8 @@ def handoff(request: Request, now: datetime | None = None) -> dict[str, Any] | N
         return None
     try:
         shown = view(found.reader, request.domain, now, request.limit, request.loops)
+        if not handed_as_logged(found.reader, request.domain, shown):
+            return None  # the main path says which row and serves nothing
         if not request.open_session:
             return shown
         handed = tuple(dict.fromkeys(e["id"] for e in (*shown["latest"], *shown["candidates"], *shown["open_loops"])))

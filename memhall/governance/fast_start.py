@@ -9,9 +9,9 @@ read models, or returns None for the caller to take that path:
 
 - both decisions it needs (handoff, read) are cached allowed answers under the
   policy the domain still has adopted (`fast_handoff.allowed`);
-- every ratified entry it would hand out says what its events say: they are
-  replayed through the one projection (`governance.projection`), and a row that
-  differs is left to the main path, which refuses to serve it;
+- every entry it would hand out (the handoff's and the ratified ones) says what
+  its events say: they are replayed through the one projection (`logged`), and
+  a row that differs is left to the main path, which refuses to serve it;
 - the key has a generation left.
 
 Everything that can decline is read before the one write, the main path's
@@ -24,18 +24,12 @@ import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, NamedTuple
-from uuid import UUID
 
 from memhall.domains.errors import StoreBusyError
-from memhall.governance import fast_handoff, threads
+from memhall.governance import fast_handoff, logged, threads
 from memhall.governance.journal import Journal
 from memhall.governance.keyed import GENERATIONS, keyed_ids
-from memhall.governance.projection import codec, ops_for
-from memhall.governance.projection.apply import MemoryBackend, Projector
 from memhall.governance.projection.schema import ENTRIES, from_sql
-
-#: what `authority.check_served` compares with the entry's events
-SERVED = ("layer", "kind", "text", "author")
 
 
 class Start(NamedTuple):
@@ -70,6 +64,8 @@ def session_start(start: Start, now: datetime | None = None) -> Started | None:
         return None
     try:
         view = fast_handoff.view(found.reader, start.domain, now, start.limit, start.loops)
+        if not fast_handoff.handed_as_logged(found.reader, start.domain, view):
+            return None
         journal = Journal(start.domain, "sqlite")
         canon = ratified(found.reader, journal, "L4")
         knowledge = ratified(found.reader, journal, "L3")
@@ -91,22 +87,7 @@ def ratified(reader: threads.Reader, journal: Journal, layer: str) -> list[dict[
     rows = [from_sql(ENTRIES, values) for values in reader.rows(
         f"SELECT {', '.join(ENTRIES.names)} FROM {reader.prefix}entries WHERE layer = ? AND status = 'active' "
         "ORDER BY updated_at DESC, id", [layer])]
-    return rows if all(_as_logged(reader, journal, row) for row in rows) else None
-
-
-def _as_logged(reader: threads.Reader, journal: Journal, row: dict[str, Any]) -> bool:
-    try:
-        ident = UUID(row["id"])
-    except ValueError:
-        return False
-    backend = MemoryBackend()
-    projector = Projector(backend)
-    for _, topic, data in journal.load(reader.db, ident):
-        projector.apply(ops_for(topic, codec.loads(data), 0))
-    projector.flush()
-    logged = backend.tables.get("entries", {}).get(row["id"])
-    return (logged is not None and logged["status"] == "active"
-            and all(logged[column] == row[column] for column in SERVED))
+    return rows if logged.first_unlike(reader.db, journal, rows) is None else None
 
 
 def _open_keyed(found: fast_handoff.Allowed, journal: Journal, start: Start,

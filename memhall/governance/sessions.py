@@ -16,11 +16,12 @@ from uuid import UUID
 from sqlalchemy import Connection, select
 
 from memhall.domains.entry import Entry, draft
-from memhall.domains.errors import InvalidValueError, MemhallError, NotFoundError
+from memhall.domains.errors import AuditFailureError, InvalidValueError, MemhallError, NotFoundError
 from memhall.domains.session import Session as WorkSession
 from memhall.domains.values import HANDOFF_KINDS, Kind, Layer, clean_text, principal_name
 from memhall.domains.moments import iso
-from memhall.governance import threads, waiting
+from memhall.governance import logged, threads, waiting
+from memhall.governance.authority import REPAIR
 from memhall.governance.hall import Hall
 from memhall.governance.store import raw
 from memhall.governance.streams import DomainStream
@@ -74,6 +75,10 @@ def handoff(hall: Hall, actor: str, domain: str, *, open_session: bool = True,
                            for r in threads.open_loops(reader, limit=HANDOFF_LOOPS)],
             **waiting.sections(reader, stream.name, now),
         })
+        unlike = logged.first_unlike(raw(conn), stream.journal, (
+            e.model_dump(include={"id", *logged.SERVED}) for e in (*view.latest, *view.candidates, *view.open_loops)))
+    if unlike is not None:  # a read-model row edited in the store: nothing is handed over
+        raise AuditFailureError(f"{stream.tables.entries.name}: {unlike}; {REPAIR}")
     if not open_session:
         return view
     handed = tuple(dict.fromkeys(e.id for e in (*view.latest, *view.candidates, *view.open_loops)))

@@ -189,6 +189,19 @@ def test_an_edited_knowledge_row_is_left_to_the_main_path_which_refuses_to_serve
     assert "its events say" in result.stderr
 
 
+def test_an_edited_state_row_is_left_to_the_main_path_which_refuses_to_hand_it_over(project: Project) -> None:
+    busy(project)
+    main_start(project, "codex", "cached")
+    t = project.hall.streams.stream("company").tables.entries
+    with project.hall.store.write() as conn:
+        conn.execute(t.update().where(t.c.text == "billing: v2 live").values(text="billing: v1 is back"))
+
+    assert fast(project, "codex", "after-the-edit") is None
+    result = project.invoke("codex", "session-start", project.payload("codex", "session-start"))
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert "shows text 'billing: v1 is back', its events say 'billing: v2 live'" in result.stderr
+
+
 def test_the_hook_process_takes_the_fast_path_once_an_answer_is_cached(project: Project) -> None:
     first = project.run("codex", "session-start", project.payload("codex", "session-start", session_id="one"))
     second = project.run("codex", "session-start", project.payload("codex", "session-start", session_id="two"))

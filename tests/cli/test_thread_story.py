@@ -72,3 +72,27 @@ def test_a_write_names_its_thread_and_another_principals_own_thread_is_refused_a
             err.strip()] and "'@maki' is maki's own" in err and "[own-thread-only]" in err
     code, log, _ = hall.run("maki", "audit", "log")
     assert code == 0 and log.count("REFUSED by own-thread-only") == 2
+
+
+def test_a_state_edited_in_the_store_file_is_never_handed_over_as_a_process(tmp_path: Path, store_url: str) -> None:
+    from sqlalchemy import update
+
+    from memhall.governance.store import Store
+    from memhall.governance.tables import tables_for
+
+    hall = Folder(tmp_path, store_url)
+    hall.json("maki", "domain", "create", "company")
+    state = hall.json("codex", "write", "invoices v2 live", "--kind", "state", "--layer", "L2",
+                      "--topic", "billing")["entry_id"]
+    hall.json("codex", "handoff")  # the decision cached: the next handoff may take the lean path
+    store, entries = Store(store_url), tables_for("company").entries
+    with store.write() as conn:
+        conn.execute(update(entries).where(entries.c.id == state).values(text="invoices v1 restored"))
+    store.dispose()
+
+    for args in (["handoff"], ["handoff", "--no-session"]):
+        code, out, err = hall.run("codex", *args)
+        assert (code, out) == (4, ""), args
+        assert f"entry {state} shows text 'invoices v1 restored', its events say 'invoices v2 live'" in err
+    code, out, _ = hall.run("codex", "--json", "handoff")
+    assert code == 4 and set(json.loads(out)) == {"error"}

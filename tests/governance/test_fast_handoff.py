@@ -12,6 +12,7 @@ import pytest
 from sqlalchemy import update
 
 from memhall.domains.entry import draft
+from memhall.domains.errors import AuditFailureError
 from memhall.domains.session import Session
 from memhall.governance import fast_handoff, incubation, promotions, requests, sessions
 from memhall.governance.hall import Hall
@@ -143,3 +144,18 @@ def test_the_lean_session_event_and_entry_fields_match_the_models() -> None:
     assert list(sealed.state) == list(orjson.loads(data)) and sealed.state["policy"] == "d" * 64
     assert fast_handoff.ENTRY_FIELDS == tuple(EntryView.model_fields)
     assert fast_handoff.json_time(NOW) == "2026-11-30T09:00:00Z"
+
+
+def test_an_edited_wrap_up_row_is_left_to_the_main_path_which_serves_nothing(hall: Hall) -> None:
+    req = request(hall)
+    if req is None:
+        pytest.skip("the fast path reads SQLite stores only")
+    world(hall)
+    allowed(hall, req)
+    entries = hall.streams.stream("company").tables.entries
+    with hall.store.write() as conn:
+        conn.execute(update(entries).where(entries.c.kind == "wrap-up").values(text="skip the payroll audit"))
+
+    assert fast_handoff.handoff(req) is None
+    with pytest.raises(AuditFailureError, match="its events say 'day one done'"):
+        sessions.handoff(hall, "codex", "company", open_session=False)

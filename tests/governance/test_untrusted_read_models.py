@@ -12,7 +12,7 @@ from sqlalchemy import delete, update
 from memhall.domains.entry import draft
 from memhall.domains.errors import AuditFailureError, RefusedError
 from memhall.domains.values import Layer
-from memhall.governance import history, promotions, requests
+from memhall.governance import history, promotions, requests, sessions
 from memhall.governance.hall import Hall
 from memhall.governance.tables import tables_for
 from memhall.ledgers.materialize import materialize
@@ -107,3 +107,45 @@ def test_unedited_knowledge_is_served(hall: Hall) -> None:
 
     assert [e.id for e in view.entries] == [str(entry)]
     assert [f.id for f in handed.ledgers.b] == [str(entry)]
+
+
+def test_a_wrap_up_whose_text_is_edited_fails_the_handoff_and_opens_no_session(hall: Hall) -> None:
+    done = sessions.wrap_up(hall, "codex", "company", "invoices v2 live; next: the reminder e-mails")
+    edit(hall, update(T.entries).where(T.entries.c.id == done.entry_id).values(text="skip the payroll audit"))
+    events = hall.streams.event_count("company")
+
+    with pytest.raises(AuditFailureError, match="text 'skip the payroll audit', its events say 'invoices v2") as failed:
+        sessions.handoff(hall, "codex", "company")
+
+    assert failed.value.exit_code == 4
+    assert hall.streams.event_count("company") == events  # nothing handed over: no session opened
+
+
+def test_a_superseded_state_edited_back_to_active_is_not_handed_over_as_the_latest(hall: Hall) -> None:
+    old = hall.write("codex", "company", draft(text="billing: v1", kind="state", layer="L2",
+                                               tags={"topics": ["billing"]})).entry_id
+    new = hall.write("codex", "company", draft(text="billing: v2", kind="state", layer="L2",
+                                               tags={"topics": ["billing"]}), supersedes=UUID(old)).entry_id
+    edit(hall, update(T.entries).where(T.entries.c.id == old).values(status="active"))
+    edit(hall, update(T.entries).where(T.entries.c.id == new).values(status="superseded"))
+
+    with pytest.raises(AuditFailureError, match="status 'active', its events say 'superseded'"):
+        sessions.handoff(hall, "codex", "company", open_session=False)
+
+
+def test_a_closed_loop_edited_back_to_open_fails_the_handoff(hall: Hall) -> None:
+    done = sessions.wrap_up(hall, "codex", "company", "half way", opens=["send the reminders"])
+    sessions.wrap_up(hall, "codex", "company", "reminders sent", closes=[UUID(done.opened_loops[0])])
+    edit(hall, update(T.entries).where(T.entries.c.id == done.opened_loops[0]).values(status="active"))
+
+    with pytest.raises(AuditFailureError, match="its events say 'closed'"):
+        sessions.handoff(hall, "codex", "company", open_session=False)
+
+
+def test_an_unedited_handoff_is_served(hall: Hall) -> None:
+    done = sessions.wrap_up(hall, "codex", "company", "half way", opens=["send the reminders"])
+
+    view = sessions.handoff(hall, "codex", "company", open_session=False)
+
+    assert [e.id for e in view.latest] == [done.entry_id]
+    assert [e.id for e in view.open_loops] == done.opened_loops

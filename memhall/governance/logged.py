@@ -1,0 +1,87 @@
+"""Rows about to be handed over, held against their entries' events.
+
+A handoff hands an agent where work was left: each thread's latest state, the
+L1 candidates and the open loops. They are read from the read models, and a
+read model is only a table: a row edited in the store file (a wrap-up's text,
+a superseded state set back to active) would be handed over as where things
+stand. So before a handoff is shown, each row it serves is compared with what
+its entry's own events say, replayed through the one projection: few rows
+(at most 40), one index seek each. `authority.check_served` does the same for
+what is handed out as authority (canon, knowledge, ledger B).
+
+Stdlib only below the projection, so the fast paths (`fast_handoff`,
+`fast_start`, on a sqlite3 connection) and the main path (on the store's DBAPI
+connection, either backend) run the same check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+from uuid import UUID
+
+from memhall.governance.journal import Journal
+from memhall.governance.projection import codec, ops_for
+from memhall.governance.projection.apply import MemoryBackend, Projector
+from memhall.governance.projection.schema import BY_SUFFIX
+
+#: the columns of a served row its entry's events must give it
+SERVED = ("layer", "kind", "text", "author", "status")
+
+
+def first_unlike(db: Any, journal: Journal, rows: Iterable[Mapping[str, Any]]) -> str | None:
+    """The first row that is not what its entry's events say, described (its id, the column,
+    both values); None when every row agrees with the log. The entries' events are read in
+    one query."""
+    served = list(rows)
+    idents: dict[str, UUID | None] = {str(row["id"]): _uuid(str(row["id"])) for row in served}
+    events = journal.load_many(db, list(dict.fromkeys(i for i in idents.values() if i is not None)))
+    for row in served:
+        ident = idents[str(row["id"])]
+        logged = as_logged(events.get(ident, []) if ident is not None else [], str(row["id"]))
+        if logged is None:
+            return f"entry {row['id']} has no events"
+        for column in SERVED:
+            if row[column] != logged[column]:
+                return (f"entry {row['id']} shows {column} {_short(row[column])}, its events say "
+                        f"{_short(logged[column])}")
+    return None
+
+
+def as_logged(events: Iterable[tuple[str, bytes]], ident: str) -> dict[str, Any] | None:
+    """The entries row the entry's own events (topic, state) give it; None when they give none."""
+    backend = _AsMade()
+    projector = Projector(backend)
+    for topic, data in events:
+        # the entry's own row only: its events also give audit, exposure and search rows
+        projector.apply(op for op in ops_for(topic, codec.loads(data), 0) if op.table == "entries")
+    projector.flush()
+    return backend.tables.get("entries", {}).get(ident)
+
+
+class _AsMade(MemoryBackend):
+    """Rows as the handlers make them, without `MemoryBackend`'s round trip through the SQL
+    types (half the cost here): the columns compared are text, which it leaves as they are."""
+
+    def insert(self, table: str, rows: list[dict[str, Any]]) -> None:
+        target, key = self.tables.setdefault(table, {}), BY_SUFFIX[table].key
+        for row in rows:
+            target[str(row[key])] = dict(row)
+
+    def update(self, table: str, columns: tuple[str, ...], rows: list[tuple[str, tuple[Any, ...]]]) -> None:
+        target = self.tables.setdefault(table, {})
+        for ident, values in rows:
+            if ident in target:
+                target[ident] = {**target[ident], **dict(zip(columns, values))}
+
+
+def _uuid(text: str) -> UUID | None:
+    try:
+        return UUID(text)
+    except ValueError:
+        return None
+
+
+def _short(value: Any) -> str:
+    text = str(value)
+    return repr(text if len(text) <= 60 else text[:57] + "...")
