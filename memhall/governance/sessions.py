@@ -8,7 +8,7 @@ candidates apart from them, then the open loops.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
@@ -75,10 +75,8 @@ def handoff(hall: Hall, actor: str, domain: str, *, open_session: bool = True,
                            for r in threads.open_loops(reader, limit=HANDOFF_LOOPS)],
             **waiting.sections(reader, stream.name, now),
         })
-        unlike = logged.first_unlike(raw(conn), stream.journal, (
-            e.model_dump(include={"id", *logged.SERVED}) for e in (*view.latest, *view.candidates, *view.open_loops)))
-    if unlike is not None:  # a read-model row edited in the store: nothing is handed over
-        raise AuditFailureError(f"{stream.tables.entries.name}: {unlike}; {REPAIR}")
+        _as_logged(conn, stream, (e.model_dump(include={"id", *logged.SERVED})
+                                  for e in (*view.latest, *view.candidates, *view.open_loops)))
     if not open_session:
         return view
     handed = tuple(dict.fromkeys(e.id for e in (*view.latest, *view.candidates, *view.open_loops)))
@@ -255,6 +253,14 @@ def _replayed_wrap_up(session: Any, stream: DomainStream, summary: str, key: str
     )
 
 
+def _as_logged(conn: Connection, stream: DomainStream, rows: Iterable[Mapping[str, Any]]) -> None:
+    """Where things stand is served only as its entries' events say it (`logged`): a row
+    edited in the store serves nothing (exit 4)."""
+    unlike = logged.first_unlike(raw(conn), stream.journal, rows)
+    if unlike is not None:
+        raise AuditFailureError(f"{stream.tables.entries.name}: {unlike}; {REPAIR}")
+
+
 def _session(stream: DomainStream, session_id: str) -> WorkSession:
     try:
         ident = UUID(session_id)
@@ -279,6 +285,7 @@ def current_state(hall: Hall, actor: str, domain: str, *, topic: str | None = No
         reader = _reader(conn, stream)
         values = threads.latest(reader, limit=limit, threads=wanted)
         proposed = threads.candidates(reader, limit=limit, threads=[r["thread"] for r in values])
+        _as_logged(conn, stream, [*values, *proposed])
     newer = {r["thread"]: r for r in proposed}
     return StateView(domain=stream.name, topic=topic, values=[
         TopicValue(topic=r["thread"], entry=EntryView.of(stream.name, r),

@@ -149,3 +149,20 @@ def test_an_unedited_handoff_is_served(hall: Hall) -> None:
 
     assert [e.id for e in view.latest] == [done.entry_id]
     assert [e.id for e in view.open_loops] == done.opened_loops
+
+
+def test_a_topics_value_edited_in_its_row_fails_state_and_a_candidate_too(hall: Hall) -> None:
+    value = hall.write("codex", "company", draft(text="billing: v2 live", kind="state", layer="L2",
+                                                 tags={"topics": ["billing"]})).entry_id
+    proposal = hall.write("gemini", "company", draft(text="billing: v3 next", kind="state",
+                                                     tags={"topics": ["billing"]})).entry_id
+    assert sessions.current_state(hall, "codex", "company", topic="billing").values[0].entry.id == value
+
+    edit(hall, update(T.entries).where(T.entries.c.id == proposal).values(author="maki"))
+    with pytest.raises(AuditFailureError, match="author 'maki', its events say 'gemini'"):
+        sessions.current_state(hall, "codex", "company", topic="billing")
+
+    edit(hall, update(T.entries).where(T.entries.c.id == proposal).values(author="gemini"))
+    edit(hall, update(T.entries).where(T.entries.c.id == value).values(layer="L4"))
+    with pytest.raises(AuditFailureError, match="layer 'L4', its events say 'L2'"):
+        sessions.current_state(hall, "codex", "company")
