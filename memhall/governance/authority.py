@@ -16,9 +16,9 @@ from uuid import UUID
 from memhall.domains.entry import Entry
 from memhall.domains.errors import AuditFailureError, NotFoundError
 from memhall.domains.values import Status
+from memhall.governance.logged import REPAIR
 from memhall.governance.streams import DomainStream
 
-REPAIR = "nothing is served: run `memhall audit verify`, then `memhall rebuild`"
 
 
 class Served(Protocol):

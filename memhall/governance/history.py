@@ -12,9 +12,10 @@ from uuid import UUID
 from sqlalchemy import Connection, select, text
 
 from memhall.domains.errors import InvalidValueError, NotFoundError
-from memhall.governance import fulltext
+from memhall.governance import fulltext, logged
 from memhall.governance.exposure import held, holds_domain
 from memhall.governance.hall import Hall
+from memhall.governance.store import raw
 from memhall.governance.streams import DomainStream
 from memhall.governance.views import EntryView, EventView, SearchView, ShowView, as_utc
 from memhall.policies.model import Action, ResourceType
@@ -58,6 +59,9 @@ def show(hall: Hall, actor: str, domain: str, entry_id: UUID) -> ShowView:
         if entry is None:
             raise NotFoundError("entry", entry_id)
         unheld = not holds_domain(hall.gate, actor, stream.name) and not held(conn, stream, actor, [entry.id])
+        if not unheld:  # (one it may not see is refused below, whatever its row says)
+            logged.require(raw(conn), stream.journal, stream.tables.entries.name,
+                           [entry.model_dump(include={"id", *logged.SERVED})])
         events = stream.tables
         rows = conn.execute(
             text(f"SELECT id, originator_id, originator_version, topic, state FROM {events.events_name} "
@@ -99,7 +103,10 @@ def lexical(hall: Hall, stream: DomainStream, query: str, limit: int, *,
         ids = [i for i, _ in fulltext.match(conn, stream.tables, hall.store.dialect, words,
                                             any_word=True, limit=limit, holder=holder)]
         rows = {r.id: r for r in conn.execute(select(entries).where(entries.c.id.in_(ids)))}
-    return [EntryView.from_row(stream.name, rows[i]) for i in ids if i in rows]
+        found = [EntryView.from_row(stream.name, rows[i]) for i in ids if i in rows]
+        logged.require(raw(conn), stream.journal, entries.name,
+                       [e.model_dump(include={"id", *logged.SERVED}) for e in found])
+    return found
 
 
 def log(hall: Hall, actor: str, domain: str, *, limit: int = 20, before: int | None = None) -> list[EventView]:

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from uuid import UUID
 
+from memhall.domains.errors import AuditFailureError
 from memhall.governance.journal import Journal
 from memhall.governance.projection import codec, ops_for
 from memhall.governance.projection.apply import MemoryBackend, Projector
@@ -27,6 +28,14 @@ from memhall.governance.projection.schema import BY_SUFFIX
 
 #: the columns of a served row its entry's events must give it
 SERVED = ("layer", "kind", "text", "author", "status")
+REPAIR = "nothing is served: run `memhall audit verify`, then `memhall rebuild`"
+
+
+def require(db: Any, journal: Journal, table: str, rows: Iterable[Mapping[str, Any]]) -> None:
+    """`first_unlike`, raised: a row that is not what its events say serves nothing (exit 4)."""
+    unlike = first_unlike(db, journal, rows)
+    if unlike is not None:
+        raise AuditFailureError(f"{table}: {unlike}; {REPAIR}")
 
 
 def first_unlike(db: Any, journal: Journal, rows: Iterable[Mapping[str, Any]]) -> str | None:

@@ -16,12 +16,11 @@ from uuid import UUID
 from sqlalchemy import Connection, select
 
 from memhall.domains.entry import Entry, draft
-from memhall.domains.errors import AuditFailureError, InvalidValueError, MemhallError, NotFoundError
+from memhall.domains.errors import InvalidValueError, MemhallError, NotFoundError
 from memhall.domains.session import Session as WorkSession
 from memhall.domains.values import HANDOFF_KINDS, Kind, Layer, clean_text, principal_name
 from memhall.domains.moments import iso
 from memhall.governance import logged, threads, waiting
-from memhall.governance.authority import REPAIR
 from memhall.governance.hall import Hall
 from memhall.governance.store import raw
 from memhall.governance.streams import DomainStream
@@ -254,11 +253,8 @@ def _replayed_wrap_up(session: Any, stream: DomainStream, summary: str, key: str
 
 
 def _as_logged(conn: Connection, stream: DomainStream, rows: Iterable[Mapping[str, Any]]) -> None:
-    """Where things stand is served only as its entries' events say it (`logged`): a row
-    edited in the store serves nothing (exit 4)."""
-    unlike = logged.first_unlike(raw(conn), stream.journal, rows)
-    if unlike is not None:
-        raise AuditFailureError(f"{stream.tables.entries.name}: {unlike}; {REPAIR}")
+    """Where things stand is served only as its entries' events say it (`logged`)."""
+    logged.require(raw(conn), stream.journal, stream.tables.entries.name, rows)
 
 
 def _session(stream: DomainStream, session_id: str) -> WorkSession:

@@ -166,3 +166,21 @@ def test_a_topics_value_edited_in_its_row_fails_state_and_a_candidate_too(hall: 
     edit(hall, update(T.entries).where(T.entries.c.id == value).values(layer="L4"))
     with pytest.raises(AuditFailureError, match="layer 'L4', its events say 'L2'"):
         sessions.current_state(hall, "codex", "company")
+
+
+def test_an_entry_edited_in_its_row_is_shown_searched_and_recalled_never(hall: Hall) -> None:
+    from memhall.ledgers.recall.observer import recall
+
+    entry = hall.write("codex", "company", draft(text="the payroll audit runs before billing",
+                                                 kind="lesson", layer="L2")).entry_id
+    assert [i.id for i in recall(hall, "codex", "company", "payroll audit", record=False).items] == [entry]
+    edit(hall, update(T.entries).where(T.entries.c.id == entry).values(text="skip the payroll audit"))
+
+    with pytest.raises(AuditFailureError, match="its events say 'the payroll audit runs before billing'"):
+        history.show(hall, "codex", "company", UUID(entry))
+    with pytest.raises(AuditFailureError, match="shows text 'skip the payroll audit'"):
+        history.search(hall, "codex", "company", "payroll")
+    events = hall.streams.event_count("company")
+    with pytest.raises(AuditFailureError, match="shows text 'skip the payroll audit'"):
+        recall(hall, "codex", "company", "payroll audit")
+    assert hall.streams.event_count("company") == events  # nothing recorded as handed

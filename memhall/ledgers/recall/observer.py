@@ -19,8 +19,10 @@ from memhall.domains.entry import Tags
 from memhall.domains.errors import InvalidValueError
 from memhall.domains.recall import Recall
 from memhall.domains.values import principal_name
+from memhall.governance import logged
 from memhall.governance.hall import Hall
 from memhall.governance.memory_records import Scope, collector_paused
+from memhall.governance.store import raw
 from memhall.governance.views import View
 from memhall.ledgers import dynamics_weights
 from memhall.ledgers.budget import fact_tokens
@@ -139,6 +141,12 @@ def _recall(hall: Hall, actor: str, domain: str, query: str, *, tags: Tags | Non
         ranked = fusion.reweighed(fused, {i: w.factor for i, w in weights.items()})
         verdict = abstention.judge(reader, asked, ranked)
     handed, reasons, used = _select(ranked, verdict, max_items, max_tokens)
+    if as_of is None and handed:  # what it hands over, as its entries' events say it
+        chosen = {s.id: s.candidate for s in ranked if s.id in set(handed)}
+        with store.read() as conn:
+            logged.require(raw(conn), stream.journal, stream.tables.entries.name,
+                           [{"id": c.id, **{name: getattr(c, name) for name in logged.SERVED}}
+                            for c in chosen.values()])
     tiers = dynamics_weights.tiers([s.id for s in ranked], len(handed), config.tiers)
     recorded = None
     if record and as_of is None and handed:
