@@ -8,6 +8,7 @@ import click
 
 from memhall.cli.context import App, emit, json_option
 from memhall.cli.options import MOMENT
+from memhall.cli.render import state_label
 from memhall.domains.entry import tags as entry_tags
 from memhall.ledgers.recall.embedding_match import configured
 from memhall.ledgers.recall.observer import (
@@ -57,7 +58,9 @@ def rendered(view: Recalled) -> str:
     if view.abstained:
         lines.append(f"{view.answer}" + (f" ({view.why})" if view.why else ""))
     else:
-        lines += [f"- [{i.layer}] {i.kind} {i.id} by {i.author}, {i.occurred_at:%Y-%m-%d}: {i.text}"
+        lines += [f"- [{i.layer}] {i.kind} {i.id} by {i.author}, {i.occurred_at:%Y-%m-%d}"
+                  f"{state_label(i.state, i.confidence)}: {i.text}"
+                  + (f"\n    now understood: {i.understanding}" if i.understanding else "")
                   for i in view.items] or ["(nothing relevant)"]
     lines.append(f"NOTE: {view.notice}.")
     if view.explain is not None:

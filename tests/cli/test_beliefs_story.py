@@ -58,6 +58,14 @@ def test_a_rumour_fades_is_corrected_and_each_agent_keeps_what_it_heard(
     assert {h["holder"]: h["state"] for h in shown["holders"]}["gemini"] == "influencing"
     assert (before["belief"]["belief"]["state"], before["belief"]["belief"]["confidence"]) == ("doubtful", 38)
 
+    # recall hands the hall's belief over (gemini holds it from then on): never the disproved
+    # sentence alone, and the label in the text a prompt gets
+    told = run_cli(["--store", store_url, "--domain", "company", "--as", "gemini", "recall",
+                    "is the NAS backed up nightly?"], cwd=tmp_path).stdout
+    assert f"claim {rumour} by maki" in told and "[CORRECTED 72]: the NAS is backed up nightly" in told
+    assert "\n    now understood: backups run weekly\n" in told
+    assert belief(memhall("claude", "beliefs", "--holder", "gemini"), rumour) == ("corrected", 72, "backups run weekly")
+
 
 def test_evidence_without_saying_what_it_does_is_a_usage_error_and_hearsay_above_trust_is_refused(
         memhall: Any) -> None:

@@ -259,3 +259,22 @@ def test_the_recall_of_a_draft_write_round_trips_through_the_hall(hall: Hall) ->
 
     assert texts(recall(hall, "codex", "company", "where is the NAS?", record=False)) == \
         ["the NAS lives in the garage"]
+
+
+def test_a_corrected_claim_is_handed_with_what_it_is_now_understood_to_say(write: Write, hall: Hall) -> None:
+    from memhall.domains.belief import EvidenceKind
+    from memhall.governance import evidence
+
+    rumour = UUID(write("the NAS is backed up nightly"))
+    plain = write("the NAS sits in the server room")
+    evidence.record(hall, "maki", "company", rumour, EvidenceKind.CONTRADICTS, text="no backup job exists")
+    doubted = {i.id: i for i in recall(hall, "codex", "company", "NAS backed up", record=False).items}
+    evidence.record(hall, "maki", "company", rumour, EvidenceKind.CONTRADICTS, text="backups run weekly")
+
+    items = {i.id: i for i in recall(hall, "codex", "company", "NAS backed up", record=False).items}
+
+    corrected = items[str(rumour)]
+    assert (corrected.state, corrected.confidence) == ("corrected", 72)
+    assert (corrected.text, corrected.understanding) == ("the NAS is backed up nightly", "backups run weekly")
+    assert items[plain].understanding is None
+    assert doubted[str(rumour)].state == "doubtful" and doubted[str(rumour)].understanding is None

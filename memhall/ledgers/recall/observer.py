@@ -26,7 +26,7 @@ from memhall.governance.store import raw
 from memhall.governance.views import View
 from memhall.ledgers import dynamics_weights
 from memhall.ledgers.budget import fact_tokens
-from memhall.ledgers.recall import abstention, fusion
+from memhall.ledgers.recall import abstention, fusion, understanding
 from memhall.ledgers.recall.embedding_match import Embedder
 from memhall.ledgers.recall.gather import gather
 from memhall.ledgers.recall.pool import Reader, newest, position_at
@@ -55,6 +55,9 @@ class RecalledItem(View):
     #: the channels that found it
     found_by: list[str]
     score: float
+    #: what a corrected claim is now understood to say (`text` is what was written, since
+    #: disproved); None when that is still its text (`understanding`)
+    understanding: str | None = None
 
 
 class ExplainedItem(View):
@@ -141,18 +144,19 @@ def _recall(hall: Hall, actor: str, domain: str, query: str, *, tags: Tags | Non
         ranked = fusion.reweighed(fused, {i: w.factor for i, w in weights.items()})
         verdict = abstention.judge(reader, asked, ranked)
     handed, reasons, used = _select(ranked, verdict, max_items, max_tokens)
-    if as_of is None and handed:  # what it hands over, as its entries' events say it
-        chosen = {s.id: s.candidate for s in ranked if s.id in set(handed)}
+    chosen = [s for s in ranked if s.id in set(handed)]
+    if as_of is None and chosen:  # what it hands over, as its entries' events say it
         with store.read() as conn:
             logged.require(raw(conn), stream.journal, stream.tables.entries.name,
-                           [{"id": c.id, **{name: getattr(c, name) for name in logged.SERVED}}
-                            for c in chosen.values()])
+                           [{"id": s.id, **{name: getattr(s.candidate, name) for name in logged.SERVED}}
+                            for s in chosen])
     tiers = dynamics_weights.tiers([s.id for s in ranked], len(handed), config.tiers)
     recorded = None
     if record and as_of is None and handed:
         recorded = _record(hall, stream, observer, query, handed, moment, decision.rule_id,
                            dynamics_weights.nudges(handed, moment, snap))
-    items = [_item(s) for s in ranked if s.id in set(handed)]
+    now_understood = understanding.current(hall, stream, [s.candidate for s in chosen], moment)
+    items = [_item(s, now_understood.get(s.id)) for s in chosen]
     return Recalled(
         domain=stream.name, query=query, observer=observer, as_of_position=at, as_of=as_of,
         items=items, abstained=verdict.abstained, answer=verdict.answer, why=verdict.reason or None,
@@ -201,9 +205,9 @@ def _record(hall: Hall, stream: Any, observer: str, query: str, handed: list[str
     return str(done.id)
 
 
-def _item(s: fusion.Scored) -> RecalledItem:
+def _item(s: fusion.Scored, understood: str | None = None) -> RecalledItem:
     c = s.candidate
-    return RecalledItem(
+    return RecalledItem(understanding=understood, 
         id=c.id, layer=c.layer, kind=c.kind, text=c.text, author=c.author, state=c.state,
         confidence=c.confidence, tags=sorted(c.tags), occurred_at=c.occurred_at, created_at=c.created_at,
         found_by=sorted(s.channels), score=round(s.final, 6))
