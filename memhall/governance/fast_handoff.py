@@ -220,10 +220,16 @@ def view(reader: threads.Reader, domain: str, now: datetime, limit: int, loops: 
             **waiting.sections(reader, domain, now)}
 
 
-def handed_as_logged(reader: threads.Reader, domain: str, shown: dict[str, Any]) -> bool:
-    """Whether every entry `view` hands over is what its events say (`logged`)."""
+def handed_as_logged(reader: threads.Reader, domain: str, shown: dict[str, Any], at: int) -> bool:
+    """Whether every entry `view` hands over is what its events say (`logged`); `at`: the
+    log's newest position read before the view."""
     return logged.first_unlike(reader.db, Journal(domain, "sqlite"),
-                               (*shown["latest"], *shown["candidates"], *shown["open_loops"])) is None
+                               (*shown["latest"], *shown["candidates"], *shown["open_loops"]), at=at) is None
+
+
+def newest(reader: threads.Reader, domain: str) -> int:
+    """The log's newest position, read before a view (`handed_as_logged`)."""
+    return logged.newest(reader.db, Journal(domain, "sqlite"))
 
 
 def handoff(request: Request, now: datetime | None = None) -> dict[str, Any] | None:
@@ -233,8 +239,9 @@ def handoff(request: Request, now: datetime | None = None) -> dict[str, Any] | N
     if found is None:
         return None
     try:
+        at = newest(found.reader, request.domain)
         shown = view(found.reader, request.domain, now, request.limit, request.loops)
-        if not handed_as_logged(found.reader, request.domain, shown):
+        if not handed_as_logged(found.reader, request.domain, shown, at):
             return None  # the main path says which row and serves nothing
         if not request.open_session:
             return shown

@@ -63,12 +63,13 @@ def session_start(start: Start, now: datetime | None = None) -> Started | None:
     if found is None:
         return None
     try:
+        at = fast_handoff.newest(found.reader, start.domain)  # before the rows (`logged`)
         view = fast_handoff.view(found.reader, start.domain, now, start.limit, start.loops)
-        if not fast_handoff.handed_as_logged(found.reader, start.domain, view):
+        if not fast_handoff.handed_as_logged(found.reader, start.domain, view, at):
             return None
         journal = Journal(start.domain, "sqlite")
-        canon = ratified(found.reader, journal, "L4")
-        knowledge = ratified(found.reader, journal, "L3")
+        canon = ratified(found.reader, journal, "L4", at)
+        knowledge = ratified(found.reader, journal, "L3", at)
         if canon is None or knowledge is None:
             return None
         opened = _open_keyed(found, journal, start, now)
@@ -81,13 +82,13 @@ def session_start(start: Start, now: datetime | None = None) -> Started | None:
         found.conn.close()
 
 
-def ratified(reader: threads.Reader, journal: Journal, layer: str) -> list[dict[str, Any]] | None:
+def ratified(reader: threads.Reader, journal: Journal, layer: str, at: int) -> list[dict[str, Any]] | None:
     """The active entries at `layer`, as `promotions.ratified` lists them; None when one
     of them is not what its events say (the main path refuses to serve it)."""
     rows = [from_sql(ENTRIES, values) for values in reader.rows(
         f"SELECT {', '.join(ENTRIES.names)} FROM {reader.prefix}entries WHERE layer = ? AND status = 'active' "
         "ORDER BY updated_at DESC, id", [layer])]
-    return rows if logged.first_unlike(reader.db, journal, rows) is None else None
+    return rows if logged.first_unlike(reader.db, journal, rows, at=at) is None else None
 
 
 def _open_keyed(found: fast_handoff.Allowed, journal: Journal, start: Start,

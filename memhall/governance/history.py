@@ -55,13 +55,14 @@ def show(hall: Hall, actor: str, domain: str, entry_id: UUID) -> ShowView:
                                 resource_id=str(entry_id))
     actor = decision.request.principal
     with hall.store.read() as conn:
+        at = logged.newest(raw(conn), stream.journal)  # before the row (`logged`)
         entry = entry_row(conn, stream, entry_id)
         if entry is None:
             raise NotFoundError("entry", entry_id)
         unheld = not holds_domain(hall.gate, actor, stream.name) and not held(conn, stream, actor, [entry.id])
         if not unheld:  # (one it may not see is refused below, whatever its row says)
             logged.require(raw(conn), stream.journal, stream.tables.entries.name,
-                           [entry.model_dump(include={"id", *logged.SERVED})])
+                           [entry.model_dump(include={"id", "position", *logged.SERVED})], at=at)
         events = stream.tables
         rows = conn.execute(
             text(f"SELECT id, originator_id, originator_version, topic, state FROM {events.events_name} "
@@ -100,12 +101,13 @@ def lexical(hall: Hall, stream: DomainStream, query: str, limit: int, *,
     words = fulltext.terms_of(query)  # only stop words: nothing to rank by, nothing found
     entries = stream.tables.entries
     with hall.store.read() as conn:
+        at = logged.newest(raw(conn), stream.journal)
         ids = [i for i, _ in fulltext.match(conn, stream.tables, hall.store.dialect, words,
                                             any_word=True, limit=limit, holder=holder)]
         rows = {r.id: r for r in conn.execute(select(entries).where(entries.c.id.in_(ids)))}
         found = [EntryView.from_row(stream.name, rows[i]) for i in ids if i in rows]
         logged.require(raw(conn), stream.journal, entries.name,
-                       [e.model_dump(include={"id", *logged.SERVED}) for e in found])
+                       [e.model_dump(include={"id", "position", *logged.SERVED}) for e in found], at=at)
     return found
 
 

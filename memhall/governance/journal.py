@@ -268,19 +268,19 @@ class Journal:
         cursor.execute(self._load_sql, (self.uuid_param(originator_id),))
         return [(int(v), str(t), bytes(s)) for v, t, s in cursor.fetchall()]
 
-    def load_many(self, connection: Any, originator_ids: list[UUID]) -> dict[UUID, list[tuple[str, bytes]]]:
-        """Several aggregates' stored events (topic, state), each one's in version order, in
-        one query (every id has a list, empty when it has no events)."""
-        found: dict[UUID, list[tuple[str, bytes]]] = {ident: [] for ident in originator_ids}
+    def load_many(self, connection: Any, originator_ids: list[UUID]) -> dict[UUID, list[tuple[int, str, bytes]]]:
+        """Several aggregates' stored events (position, topic, state), each one's in version
+        order, in one query (every id has a list, empty when it has no events)."""
+        found: dict[UUID, list[tuple[int, str, bytes]]] = {ident: [] for ident in originator_ids}
         if not originator_ids:
             return found
         cursor = connection.cursor()
-        cursor.execute(f"SELECT originator_id, topic, state FROM {self.events_table} WHERE originator_id IN "
+        cursor.execute(f"SELECT originator_id, id, topic, state FROM {self.events_table} WHERE originator_id IN "
                        f"({', '.join([self._mark] * len(found))}) ORDER BY originator_id, originator_version",
                        [self.uuid_param(ident) for ident in found])
-        for ident, topic, state in cursor.fetchall():
+        for ident, position, topic, state in cursor.fetchall():
             key = UUID(bytes=bytes(ident)) if self.dialect == "sqlite" else ident
-            found[key].append((str(topic), bytes(state)))
+            found[key].append((int(position), str(topic), bytes(state)))
         return found
 
     def last(self, connection: Any, originator_id: UUID) -> tuple[int, bytes]:

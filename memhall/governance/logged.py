@@ -31,23 +31,32 @@ SERVED = ("layer", "kind", "text", "author", "status")
 REPAIR = "nothing is served: run `memhall audit verify`, then `memhall rebuild`"
 
 
-def require(db: Any, journal: Journal, table: str, rows: Iterable[Mapping[str, Any]]) -> None:
+def require(db: Any, journal: Journal, table: str, rows: Iterable[Mapping[str, Any]], *, at: int) -> None:
     """`first_unlike`, raised: a row that is not what its events say serves nothing (exit 4)."""
-    unlike = first_unlike(db, journal, rows)
+    unlike = first_unlike(db, journal, rows, at=at)
     if unlike is not None:
         raise AuditFailureError(f"{table}: {unlike}; {REPAIR}")
 
 
-def first_unlike(db: Any, journal: Journal, rows: Iterable[Mapping[str, Any]]) -> str | None:
+def first_unlike(db: Any, journal: Journal, rows: Iterable[Mapping[str, Any]], *, at: int) -> str | None:
     """The first row that is not what its entry's events say, described (its id, the column,
     both values); None when every row agrees with the log. The entries' events are read in
-    one query."""
+    one query.
+
+    `at`: the log's newest position when the rows were about to be read (`newest`), or the
+    position of the snapshot they were read in. A row is held to its entry's events up to
+    `at`, or up to its own `position` where that is later (a write committed while the rows
+    were read), never to a later event: a writer superseding a served entry meanwhile is not
+    a forgery. A row whose `position` was edited gains nothing: it is never held to less than
+    `at`, and events it claims that the log does not have are not there to replay."""
     served = list(rows)
     idents: dict[str, UUID | None] = {str(row["id"]): _uuid(str(row["id"])) for row in served}
     events = journal.load_many(db, list(dict.fromkeys(i for i in idents.values() if i is not None)))
     for row in served:
         ident = idents[str(row["id"])]
-        logged = as_logged(events.get(ident, []) if ident is not None else [], str(row["id"]))
+        bound = max(at, int(row.get("position") or 0))
+        logged = as_logged([(topic, data) for position, topic, data in (events.get(ident, []) if ident else [])
+                            if position <= bound], str(row["id"]))
         if logged is None:
             return f"entry {row['id']} has no events"
         for column in SERVED:
@@ -55,6 +64,15 @@ def first_unlike(db: Any, journal: Journal, rows: Iterable[Mapping[str, Any]]) -
                 return (f"entry {row['id']} shows {column} {_short(row[column])}, its events say "
                         f"{_short(logged[column])}")
     return None
+
+
+def newest(db: Any, journal: Journal) -> int:
+    """The log's newest position (0 when it is empty): read before the rows `first_unlike`
+    will hold to it."""
+    cursor = db.cursor()
+    cursor.execute(f"SELECT max(id) FROM {journal.events_table}")
+    row = cursor.fetchone()
+    return int(row[0]) if row and row[0] is not None else 0
 
 
 def as_logged(events: Iterable[tuple[str, bytes]], ident: str) -> dict[str, Any] | None:

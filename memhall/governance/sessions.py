@@ -65,6 +65,7 @@ def handoff(hall: Hall, actor: str, domain: str, *, open_session: bool = True,
     stream, decision = hall.ask(actor, Action.HANDOFF, domain)
     now = hall.clock()
     with hall.store.read() as conn:
+        at = logged.newest(raw(conn), stream.journal)  # before the rows (`logged`)
         reader = _reader(conn, stream)
         view = HandoffView.model_validate({
             "domain": stream.name, "as_of": now,
@@ -74,8 +75,8 @@ def handoff(hall: Hall, actor: str, domain: str, *, open_session: bool = True,
                            for r in threads.open_loops(reader, limit=HANDOFF_LOOPS)],
             **waiting.sections(reader, stream.name, now),
         })
-        _as_logged(conn, stream, (e.model_dump(include={"id", *logged.SERVED})
-                                  for e in (*view.latest, *view.candidates, *view.open_loops)))
+        _as_logged(conn, stream, (e.model_dump(include={"id", "position", *logged.SERVED})
+                                  for e in (*view.latest, *view.candidates, *view.open_loops)), at)
     if not open_session:
         return view
     handed = tuple(dict.fromkeys(e.id for e in (*view.latest, *view.candidates, *view.open_loops)))
@@ -252,9 +253,9 @@ def _replayed_wrap_up(session: Any, stream: DomainStream, summary: str, key: str
     )
 
 
-def _as_logged(conn: Connection, stream: DomainStream, rows: Iterable[Mapping[str, Any]]) -> None:
+def _as_logged(conn: Connection, stream: DomainStream, rows: Iterable[Mapping[str, Any]], at: int) -> None:
     """Where things stand is served only as its entries' events say it (`logged`)."""
-    logged.require(raw(conn), stream.journal, stream.tables.entries.name, rows)
+    logged.require(raw(conn), stream.journal, stream.tables.entries.name, rows, at=at)
 
 
 def _session(stream: DomainStream, session_id: str) -> WorkSession:
@@ -278,10 +279,11 @@ def current_state(hall: Hall, actor: str, domain: str, *, topic: str | None = No
     # topics are stored lowercase; a --thread name as given
     wanted = None if topic is None else list(dict.fromkeys([topic, topic.strip().lower()]))
     with hall.store.read() as conn:
+        at = logged.newest(raw(conn), stream.journal)
         reader = _reader(conn, stream)
         values = threads.latest(reader, limit=limit, threads=wanted)
         proposed = threads.candidates(reader, limit=limit, threads=[r["thread"] for r in values])
-        _as_logged(conn, stream, [*values, *proposed])
+        _as_logged(conn, stream, [*values, *proposed], at)
     newer = {r["thread"]: r for r in proposed}
     return StateView(domain=stream.name, topic=topic, values=[
         TopicValue(topic=r["thread"], entry=EntryView.of(stream.name, r),

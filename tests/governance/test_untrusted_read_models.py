@@ -184,3 +184,27 @@ def test_an_entry_edited_in_its_row_is_shown_searched_and_recalled_never(hall: H
     with pytest.raises(AuditFailureError, match="shows text 'skip the payroll audit'"):
         recall(hall, "codex", "company", "payroll audit")
     assert hall.streams.event_count("company") == events  # nothing recorded as handed
+
+
+def test_a_row_read_just_before_a_writer_supersedes_it_is_no_forgery_but_the_same_row_read_after_is(
+        hall: Hall) -> None:
+    from memhall.governance import logged
+    from memhall.governance.store import raw
+
+    first = sessions.wrap_up(hall, "codex", "company", "day one done")
+    stream = hall.streams.stream("company")
+    with hall.store.read() as conn:
+        at = logged.newest(raw(conn), stream.journal)
+        [row] = [e.model_dump(include={"id", "position", *logged.SERVED})
+                 for e in sessions.handoff(hall, "codex", "company", open_session=False).latest]
+    sessions.wrap_up(hall, "codex", "company", "day two done")  # supersedes it, after the read
+
+    with hall.store.read() as conn:
+        raced = logged.first_unlike(raw(conn), stream.journal, [row], at=at)
+        later = logged.newest(raw(conn), stream.journal)
+        stale = logged.first_unlike(raw(conn), stream.journal, [row], at=later)
+        hidden = logged.first_unlike(raw(conn), stream.journal, [{**row, "position": 1}], at=later)
+
+    assert row["id"] == first.entry_id and raced is None
+    assert stale is not None and "status 'active', its events say 'superseded'" in stale
+    assert hidden == stale  # an edited position hides no later event

@@ -147,9 +147,10 @@ def _recall(hall: Hall, actor: str, domain: str, query: str, *, tags: Tags | Non
     chosen = [s for s in ranked if s.id in set(handed)]
     if as_of is None and chosen:  # what it hands over, as its entries' events say it
         with store.read() as conn:
+            # the pool was read in one snapshot at `at`
             logged.require(raw(conn), stream.journal, stream.tables.entries.name,
                            [{"id": s.id, **{name: getattr(s.candidate, name) for name in logged.SERVED}}
-                            for s in chosen])
+                            for s in chosen], at=at)
     tiers = dynamics_weights.tiers([s.id for s in ranked], len(handed), config.tiers)
     recorded = None
     if record and as_of is None and handed:
