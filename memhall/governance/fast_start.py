@@ -4,7 +4,7 @@ The hook's main path (`agents.lifecycle.start`) opens the memhall session keyed
 by the agent's own session (`agent_sessions.open_keyed`), reads a handoff that
 opens nothing (`sessions.handoff`) and the ratified L4 and L3 entries
 (`promotions.ratified`), each checked against its entry's events
-(`authority.check_served`). This does the same with stdlib sqlite3 over the
+(`logged`). This does the same with stdlib sqlite3 over the
 read models, or returns None for the caller to take that path:
 
 - both decisions it needs (handoff, read) are cached allowed answers under the

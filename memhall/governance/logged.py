@@ -6,8 +6,9 @@ read model is only a table: a row edited in the store file (a wrap-up's text,
 a superseded state set back to active) would be handed over as where things
 stand. So before a handoff is shown, each row it serves is compared with what
 its entry's own events say, replayed through the one projection: few rows
-(at most 40), one index seek each. `authority.check_served` does the same for
-what is handed out as authority (canon, knowledge, ledger B).
+(at most 40), their events read in one query. The same check guards what is
+served elsewhere: `state`, `show`, `search`, `recall`, and what is handed out as
+authority (`canon`, `knowledge`, ledger B of `materialize`).
 
 Stdlib only below the projection, so the fast paths (`fast_handoff`,
 `fast_start`, on a sqlite3 connection) and the main path (on the store's DBAPI

@@ -26,7 +26,7 @@ from memhall.domains.promotion import (
 )
 from memhall.domains.session import Session as WorkSession
 from memhall.domains.values import Layer, principal_name
-from memhall.governance.authority import check_served
+from memhall.governance import logged
 from memhall.governance.facts import council, entry_facts, promotion_facts
 from memhall.governance.hall import Hall
 from memhall.governance.promotion_records import (
@@ -34,6 +34,7 @@ from memhall.governance.promotion_records import (
     PromotionView,
     promotion_rows,
 )
+from memhall.governance.store import raw
 from memhall.governance.streams import DomainStream
 from memhall.governance.views import EntryView
 from memhall.policies.model import Action, Decision, PolicyRequest
@@ -250,12 +251,15 @@ def ratified(hall: Hall, actor: str, domain: str, layer: str) -> LayerView:
     stream, _ = hall.ask(actor, Action.READ, domain)
     entries = stream.tables.entries
     with hall.store.read() as conn:
+        at = logged.newest(raw(conn), stream.journal)  # before the rows (`logged`)
         rows = conn.execute(
             select(entries).where(entries.c.layer == layer, entries.c.status == "active")
             .order_by(entries.c.updated_at.desc(), entries.c.id)
         ).all()
-    found = [EntryView.from_row(stream.name, r) for r in rows]
-    check_served(stream, found)  # authority: each item as its events say, or nothing
+        found = [EntryView.from_row(stream.name, r) for r in rows]
+        # authority: each item as its events say, or nothing
+        logged.require(raw(conn), stream.journal, entries.name,
+                       [e.model_dump(include={"id", "position", *logged.SERVED}) for e in found], at=at)
     name = {"L3": "knowledge", "L4": "canon"}[layer]
     message = (f"{layer} {name} of {stream.name}: {len(found)} ratified" if found
                else f"{layer} unavailable: nothing ratified in {stream.name}")

@@ -10,10 +10,11 @@ from memhall.domains.entry import Tags
 from memhall.domains.errors import InvalidValueError
 from memhall.domains.materialization import Excluded
 from memhall.domains.values import PrincipalType, principal_name
-from memhall.governance.authority import check_served
+from memhall.governance import logged
 from memhall.governance.hall import Hall
 from memhall.governance.streams import DomainStream
 from memhall.governance.memory_records import Scope
+from memhall.governance.store import raw
 from memhall.ledgers import council, records
 from memhall.ledgers.recall import fusion
 from memhall.ledgers.recall.gather import gather
@@ -54,7 +55,11 @@ def materialize(
     pool = _recall(hall, actor, stream, Query.of(task, actor, tags))
     scored = fusion.fuse(pool)
     placed = council.place(scored, is_human=_humans(hall), words=pool.words, budget=budget)
-    check_served(stream, placed.b)  # ledger B is handed over as fact: each item as its events say
+    # ledger B is handed over as fact: each item as its events say, active (the pool's snapshot)
+    with hall.store.read() as conn:
+        logged.require(raw(conn), stream.journal, stream.tables.entries.name,
+                       [{"id": f.id, "layer": f.layer, "kind": f.kind, "text": f.text, "author": f.author,
+                         "status": "active"} for f in placed.b], at=pool.position)
     ledgers = Ledgers(
         domain=stream.name, seat=seat, task=task, as_of_position=pool.position,
         tags=list(pool.tags),
