@@ -175,31 +175,22 @@ def test_a_policy_adopted_since_the_answer_was_cached_sends_the_start_to_the_mai
     assert fast(project, "codex", "after-an-adoption") is None
 
 
-def test_an_edited_knowledge_row_is_left_to_the_main_path_which_refuses_to_serve_it(project: Project) -> None:
-    busy(project)
-    main_start(project, "codex", "cached")
-    stream = project.hall.streams.stream("company")
-    t = stream.tables.entries
-    with project.hall.store.write() as conn:
-        conn.execute(t.update().where(t.c.layer == "L3").values(text="deploys go out whenever"))
-
-    assert fast(project, "codex", "after-the-edit") is None
-    result = project.invoke("codex", "session-start", project.payload("codex", "session-start"))
-    assert (result.exit_code, result.stdout) == (0, "")
-    assert "its events say" in result.stderr
-
-
-def test_an_edited_state_row_is_left_to_the_main_path_which_refuses_to_hand_it_over(project: Project) -> None:
+@pytest.mark.parametrize("shown, edited", [
+    ("deploys go out on tuesdays", "deploys go out whenever"),  # an L3 entry: knowledge
+    ("billing: v2 live", "billing: v1 is back"),  # a thread's latest state: the handoff
+])
+def test_an_edited_row_is_left_to_the_main_path_which_refuses_to_hand_it_over(
+        project: Project, shown: str, edited: str) -> None:
     busy(project)
     main_start(project, "codex", "cached")
     t = project.hall.streams.stream("company").tables.entries
     with project.hall.store.write() as conn:
-        conn.execute(t.update().where(t.c.text == "billing: v2 live").values(text="billing: v1 is back"))
+        conn.execute(t.update().where(t.c.text == shown).values(text=edited))
 
     assert fast(project, "codex", "after-the-edit") is None
     result = project.invoke("codex", "session-start", project.payload("codex", "session-start"))
     assert (result.exit_code, result.stdout) == (0, "")
-    assert "shows text 'billing: v1 is back', its events say 'billing: v2 live'" in result.stderr
+    assert f"shows text '{edited}', its events say '{shown}'" in result.stderr
 
 
 def test_the_hook_process_takes_the_fast_path_once_an_answer_is_cached(project: Project) -> None:

@@ -151,14 +151,19 @@ def test_a_session_whose_summary_is_only_blank_lines_is_closed_the_same_way(proj
     assert project.session(session_id).closed and project.entries(kind="wrap-up") == []
 
 
-def test_a_session_that_left_nothing_and_may_not_wrap_up_stays_open_and_the_refusal_is_recorded(
-        project: Project) -> None:
+def gemini_a_seat(project: Project) -> None:
+    """roles.yaml makes gemini a seat of company (codex its session chair), adopted."""
     roles_file = project.policy / "roles.yaml"
     roles = yaml.safe_load(roles_file.read_text())
     roles["roles"]["company"]["session_chair"] = ["codex"]
     roles["roles"]["company"]["seat"] = ["gemini"]
     roles_file.write_text(yaml.safe_dump(roles))
     adopt(Hall(project.hall.store, PolicySet.load(project.policy)), "maki", "company")
+
+
+def test_a_session_that_left_nothing_and_may_not_wrap_up_stays_open_and_the_refusal_is_recorded(
+        project: Project) -> None:
+    gemini_a_seat(project)
     session_id = start(project, "gemini")
     project.transcript("gemini").write_text("")
     refused = len([t for t in project.hall.streams.topics("company") if "Refus" in t])
@@ -172,12 +177,7 @@ def test_a_session_that_left_nothing_and_may_not_wrap_up_stays_open_and_the_refu
 
 
 def test_a_refused_wrap_up_is_one_line_exit_0_and_recorded(project: Project) -> None:
-    roles_file = project.policy / "roles.yaml"
-    roles = yaml.safe_load(roles_file.read_text())
-    roles["roles"]["company"]["session_chair"] = ["codex"]
-    roles["roles"]["company"]["seat"] = ["gemini"]
-    roles_file.write_text(yaml.safe_dump(roles))
-    adopt(Hall(project.hall.store, PolicySet.load(project.policy)), "maki", "company")
+    gemini_a_seat(project)
     start(project, "gemini")
 
     result = project.invoke("gemini", "session-end", project.payload("gemini", "session-end"))
