@@ -13,17 +13,15 @@ from uuid import UUID
 from memhall.domains.dynamics.encoding import EncodingRecord
 from memhall.domains.entry import Entry, EntryDraft
 from memhall.domains.errors import InvalidValueError, MemhallError
-from memhall.domains.values import Layer, principal_name
+from memhall.domains.values import principal_name
 from memhall.governance.encodings import encoded
 from memhall.governance.facts import draft_requests
 from memhall.governance.gate import Refused, decide_all, denial
 from memhall.governance.streams import DomainStream, planned
 from memhall.governance.views import WriteResult
 from memhall.governance.write_checks import (
+    check_draft,
     check_pending,
-    check_provenance,
-    check_session,
-    check_thread,
     session_owners,
     replayed_in,
     same_active,
@@ -93,14 +91,8 @@ def write_batch(hall: Hall, actor: str, domain: str, entries: list[EntryDraft],
             for index, (entry, request, decision, key) in enumerate(zip(entries, requests, decisions, keys)):
                 if not decision.allowed:
                     hall.refuse(session, stream, request, denial(decision), rule=decision.rule_id)
-                if entry.layer not in (Layer.L1, Layer.L2):
-                    hall.refuse(session, stream, request, InvalidValueError(
-                        f"cannot write at {entry.layer.value}: L3 and L4 are reached only by promotion"
-                    ), rule="layers-by-promotion-only")
-                check_provenance(hall.refusals, session, stream, request, entry, hall.implanted_confidence)
-                check_thread(hall.refusals, session, stream, request, entry.thread, actor,
-                             entry.provenance.source_agent_id)
-                check_session(hall.refusals, session, stream, request, entry.session_id, actor, owners)
+                check_draft(hall.refusals, session, stream, request, entry, actor, hall.implanted_confidence,
+                            owners)
                 target_id = supersedes[index] if supersedes else None
                 target = (hall.supersede_target(session, stream, actor, entry, target_id)
                           if target_id is not None and target_id not in replaced else None)

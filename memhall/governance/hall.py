@@ -31,7 +31,6 @@ from memhall.domains.session import Session as WorkSession
 from memhall.domains.values import (
     DEFAULT_IMPLANTED_CONFIDENCE,
     HANDOFF_KINDS,
-    Layer,
     domain_name,
     principal_name,
 )
@@ -47,10 +46,8 @@ from memhall.governance.streams import DomainStream, Streams
 from memhall.governance.views import WriteResult
 from memhall.governance.write_checks import (
     active_duplicate,
+    check_draft,
     check_pending,
-    check_provenance,
-    check_session,
-    check_thread,
     session_owners,
     replayed_entry,
 )
@@ -262,14 +259,7 @@ class Hall:
             if ready is not None and prepared.holds(self, session, stream, ready, entry.idempotency_key):
                 return prepared.commit(self, session, stream, ready)
             decision = self.authorize(session, stream, request)
-            if entry.layer not in (Layer.L1, Layer.L2):
-                self.refuse(session, stream, request, InvalidValueError(
-                    f"cannot write at {entry.layer.value}: L3 and L4 are reached only by promotion"
-                ), rule="layers-by-promotion-only")
-            check_provenance(self.refusals, session, stream, request, entry, self.implanted_confidence)
-            check_thread(self.refusals, session, stream, request, entry.thread, actor,
-                         entry.provenance.source_agent_id)
-            check_session(self.refusals, session, stream, request, entry.session_id, actor)
+            check_draft(self.refusals, session, stream, request, entry, actor, self.implanted_confidence)
             target = (self.supersede_target(session, stream, actor, entry, supersedes)
                       if supersedes is not None else None)
             if target is not None and not (reason.strip() or entry.provenance.evidence_refs

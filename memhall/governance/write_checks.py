@@ -13,6 +13,7 @@ from sqlalchemy import Connection, select
 
 from memhall.domains.entry import Entry, EntryDraft, foreign_owner
 from memhall.domains.errors import GuardrailError, InvalidValueError, NotFoundError
+from memhall.domains.values import Layer
 from memhall.governance.refusals import Refusals
 from memhall.governance.requests import unresolved_pending
 from memhall.governance.streams import DomainStream
@@ -55,6 +56,20 @@ def active_duplicate(session: Connection, stream: DomainStream, entry: EntryDraf
     key = entry.dedup_key()
     found = stream.live_entries(session, [key]).get(key)
     return found if found is not None and same_active(stream, found, key) else None
+
+
+def check_draft(refusals: Refusals, session: Connection, stream: DomainStream, request: PolicyRequest,
+                entry: EntryDraft, actor: str, implanted: int, owners: dict[str, str] | None = None) -> None:
+    """What a write of `entry` must hold beside the policy's answer, in the order a single
+    write and a batch check it: a layer one may write at, its provenance, its thread, its
+    session (`owners`: looked up already, for a batch)."""
+    if entry.layer not in (Layer.L1, Layer.L2):
+        refusals.refuse(session, stream, request, InvalidValueError(
+            f"cannot write at {entry.layer.value}: L3 and L4 are reached only by promotion"
+        ), rule="layers-by-promotion-only")
+    check_provenance(refusals, session, stream, request, entry, implanted)
+    check_thread(refusals, session, stream, request, entry.thread, actor, entry.provenance.source_agent_id)
+    check_session(refusals, session, stream, request, entry.session_id, actor, owners)
 
 
 def check_provenance(refusals: Refusals, session: Connection, stream: DomainStream,
