@@ -50,6 +50,9 @@ class Fact(Item):
     state: str
     provenance: Provenance
     tokens: int
+    #: what a corrected claim is now understood to say (`text` is what was written, since
+    #: disproved); None when that is still its text (`recall.understanding`)
+    understanding: str | None = None
 
 
 class Exclusion(Item):

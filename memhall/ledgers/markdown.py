@@ -57,6 +57,7 @@ def _fact(f: Fact) -> list[str]:
         f"- [{f.layer}] {f.kind} {f.id} by {f.author}; {source}; confidence {f.confidence}; "
         f"{f.state}; {'; '.join(cites)}",
         *_indented(f.text, "  "),
+        *(_indented(f"now understood: {f.understanding}", "  ") if f.understanding else []),
     ]
 
 

@@ -16,7 +16,7 @@ from memhall.governance.streams import DomainStream
 from memhall.governance.memory_records import Scope
 from memhall.governance.store import raw
 from memhall.ledgers import council, records
-from memhall.ledgers.recall import fusion
+from memhall.ledgers.recall import fusion, understanding
 from memhall.ledgers.recall.gather import gather
 from memhall.ledgers.recall.pool import Pool, Reader, position
 from memhall.ledgers.recall.query import Query
@@ -60,13 +60,17 @@ def materialize(
         logged.require(raw(conn), stream.journal, stream.tables.entries.name,
                        [{"id": f.id, "layer": f.layer, "kind": f.kind, "text": f.text, "author": f.author,
                          "status": "active"} for f in placed.b], at=pool.position)
+    # a corrected claim goes out with what it is now understood to say, never the disproved text alone
+    now_understood = understanding.current(hall, stream, placed.b, pool.position)
+    facts = [f.model_copy(update={"understanding": now_understood[f.id]}) if f.id in now_understood else f
+             for f in placed.b]
     ledgers = Ledgers(
         domain=stream.name, seat=seat, task=task, as_of_position=pool.position,
         tags=list(pool.tags),
         budget=Spent(max_items=budget.max_items, max_tokens=budget.max_tokens,
                      quote_tokens=budget.quote_tokens, used_tokens=placed.used_tokens),
         knowledge_available=any(f.layer in ("L3", "L4") for f in placed.b),
-        a=placed.a, b=placed.b, c=placed.c,
+        a=placed.a, b=facts, c=placed.c,
     ).with_digest()
     if explain:
         ledgers = ledgers.model_copy(update={"explain": council.explained(scored, placed)})

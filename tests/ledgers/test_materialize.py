@@ -250,3 +250,36 @@ def _draft(text: str) -> EntryDraft:
 
 def _uuid(ident: str) -> UUID:
     return UUID(ident)
+
+
+def test_a_corrected_claim_in_ledger_b_comes_with_what_it_is_now_understood_to_say(
+        hall: Hall, write: Write) -> None:
+    from memhall.domains.belief import EvidenceKind
+    from memhall.governance import evidence
+
+    rumour = write("the billing export runs nightly", tags={"topics": ["billing"]})
+    write("the billing export writes CSV files", tags={"topics": ["billing"]})
+    for text in ("no nightly job exists", "the billing export runs weekly"):
+        evidence.record(hall, "maki", "company", UUID(rumour), EvidenceKind.CONTRADICTS, text=text)
+
+    done = run(hall, task="when does the billing export run")
+
+    facts = {f.id: f for f in done.ledgers.b}
+    assert (facts[rumour].state, facts[rumour].text) == ("corrected", "the billing export runs nightly")
+    assert facts[rumour].understanding == "the billing export runs weekly"
+    assert [f.understanding for f in facts.values() if f.id != rumour] == [None]
+    assert ("  the billing export runs nightly\n  now understood: the billing export runs weekly"
+            in markdown.ledgers(done.ledgers))
+
+
+def test_evidence_on_a_claim_moves_the_position_a_materialization_reads_at(hall: Hall, write: Write) -> None:
+    from memhall.domains.belief import EvidenceKind
+    from memhall.governance import evidence
+
+    claim = write("the billing export runs nightly", tags={"topics": ["billing"]})
+    before = run(hall, task="when does the billing export run").ledgers
+    evidence.record(hall, "maki", "company", UUID(claim), EvidenceKind.CONTRADICTS, text="no nightly job")
+    after = run(hall, task="when does the billing export run").ledgers
+
+    assert after.as_of_position > before.as_of_position  # the same position never prints other bytes
+    assert ids(before.b) == [claim] and ids(after.b) == []  # doubted: out of ledger B

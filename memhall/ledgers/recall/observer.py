@@ -156,7 +156,7 @@ def _recall(hall: Hall, actor: str, domain: str, query: str, *, tags: Tags | Non
     if record and as_of is None and handed:
         recorded = _record(hall, stream, observer, query, handed, moment, decision.rule_id,
                            dynamics_weights.nudges(handed, moment, snap))
-    now_understood = understanding.current(hall, stream, [s.candidate for s in chosen], moment)
+    now_understood = understanding.current(hall, stream, [s.candidate for s in chosen], at)
     items = [_item(s, now_understood.get(s.id)) for s in chosen]
     return Recalled(
         domain=stream.name, query=query, observer=observer, as_of_position=at, as_of=as_of,

@@ -246,13 +246,14 @@ class Pool:
 
 
 def position(conn: Connection, stream: DomainStream) -> int:
-    """The newest event that changed what a materialization reads (entries, relationships,
-    subjective claims): its own record (or a refusal) does not move it, so a re-run with
-    nothing new written reads the same position and prints the same bytes."""
+    """The newest event that changed what a materialization reads (entries, the evidence that
+    moves their beliefs, relationships, subjective claims): its own record (or a refusal) does
+    not move it, so a re-run with nothing new written reads the same position and prints the
+    same bytes."""
     row = conn.execute(text(
         f"SELECT id FROM {stream.tables.events_name} WHERE topic LIKE 'memhall.Entry.%' "
-        "OR topic LIKE 'memhall.Relationship.%' OR topic LIKE 'memhall.SubjectiveClaim.%' "
-        "ORDER BY id DESC LIMIT 1")).first()
+        "OR topic LIKE 'memhall.Evidence.%' OR topic LIKE 'memhall.Relationship.%' "
+        "OR topic LIKE 'memhall.SubjectiveClaim.%' ORDER BY id DESC LIMIT 1")).first()
     return int(row[0]) if row else 0
 
 
