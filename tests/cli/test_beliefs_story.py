@@ -63,7 +63,7 @@ def test_a_rumour_fades_is_corrected_and_each_agent_keeps_what_it_heard(
     told = run_cli(["--store", store_url, "--domain", "company", "--as", "gemini", "recall",
                     "is the NAS backed up nightly?"], cwd=tmp_path).stdout
     assert f"claim {rumour} by maki" in told and "[CORRECTED 72]: the NAS is backed up nightly" in told
-    assert "\n    now understood: backups run weekly\n" in told
+    assert "\n    now understood: backups run weekly\n" in told, told
     assert belief(memhall("claude", "beliefs", "--holder", "gemini"), rumour) == ("corrected", 72, "backups run weekly")
 
 

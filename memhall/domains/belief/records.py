@@ -141,7 +141,12 @@ BeliefEvent = Evidence | LayerMove
 @dataclass(frozen=True, slots=True)
 class AsOf:
     """The cut of an "as of" question (SPEC §10): *which* events count is decided on
-    recorded time (and, for `@N`, on log position); *ages* are measured to `at`."""
+    recorded time, or for `@N` on log position alone; *ages* are measured to `at`.
+
+    For `@N`, `at` is when position N was recorded, and an event at or before N was
+    recorded before it in the log's order; a time a record carries of its own (evidence's
+    `recorded_at`, set as its transaction ran) can be microseconds past the time of a later
+    event of the same transaction, so time must not decide there."""
 
     at: datetime
     position: int | None = None
@@ -150,6 +155,6 @@ class AsOf:
         _aware("as-of time", self.at)
 
     def counts(self, recorded_at: datetime, position: int) -> bool:
-        if recorded_at > self.at:
-            return False
-        return self.position is None or position <= self.position
+        if self.position is not None:
+            return position <= self.position
+        return recorded_at <= self.at

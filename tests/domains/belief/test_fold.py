@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -188,3 +188,13 @@ def test_a_claim_validates_its_provenance_and_confidence() -> None:
         claim(source_agent=None)
     with pytest.raises(InvalidValueError, match="0..100"):
         claim(confidence=101)
+
+
+def test_at_a_position_the_log_decides_what_counts_not_a_records_own_time() -> None:
+    # evidence's recorded_at is set as its transaction runs: microseconds past the time of a
+    # later event of that transaction, whose position is the cut
+    cut = AsOf(day(3), position=5)
+
+    assert cut.counts(day(3) + timedelta(microseconds=4), 5)
+    assert not cut.counts(day(2), 6)
+    assert not AsOf(day(3)).counts(day(3) + timedelta(microseconds=4), 5)
