@@ -107,18 +107,25 @@ def run_import(hall: Hall, actor: str, domain: str, lines: Iterable[Line], *, ba
     with bulkload.tuned(hall.store), bulkload.deferring(hall.store, stream.tables, defer_from) as ready, \
             collector_paused():
         try:
-            for line in lines:
-                report.read += 1
-                one_memory_per_key(keyed, line)
-                ref = line.fields.get("supersedes")
-                if ref is not None and str(ref) in pending_keys:
-                    ready(report.read)
-                    flush()  # it names a line of this batch: write that one first
-                pending.append(line)
-                pending_keys.add(line.key)
-                if len(pending) >= batch:
-                    ready(report.read)
-                    flush()
+            try:
+                for line in lines:
+                    report.read += 1
+                    one_memory_per_key(keyed, line)
+                    ref = line.fields.get("supersedes")
+                    if ref is not None and str(ref) in pending_keys:
+                        ready(report.read)
+                        flush()  # it names a line of this batch: write that one first
+                    pending.append(line)
+                    pending_keys.add(line.key)
+                    if len(pending) >= batch:
+                        ready(report.read)
+                        flush()
+            except InvalidValueError:
+                # a line that cannot be read, read before the values of the lines ahead of it
+                # in its batch were made: an earlier line's own error is the one to report
+                for earlier in pending:
+                    to_draft(earlier, actor)
+                raise
             ready(report.read)
             flush()
         except BaseException:

@@ -198,3 +198,15 @@ def test_two_lines_giving_one_key_to_the_same_memory_write_it_once(hall: Hall) -
 
     assert (first.written, again.written, again.already) == (1, 0, 2)
     assert [e["text"] for e in transfer.export(hall, "codex", "company")] == ["x is 1"]
+
+
+@pytest.mark.parametrize("unreadable", [b"not json at all", b'{"text": "x", "colour": "red"}',
+                                        b'{"text": "a NUL \\u0000 here"}'])
+def test_a_bad_file_reports_its_first_bad_line_whatever_kind_of_fault_comes_later(
+        hall: Hall, unreadable: bytes) -> None:
+    rows = [*lines([{"text": "fine"}, {"text": "also fine"}, {"text": ""}, {"text": "fine again"}]), unreadable]
+
+    with pytest.raises(InvalidValueError, match=r"^line 3: .*empty"):
+        transfer.run_import(hall, "codex", "company", transfer.jsonl(rows))
+
+    assert not [t for t in hall.streams.topics("company") if t.endswith("Entry.Written")]
