@@ -61,8 +61,7 @@ def show(hall: Hall, actor: str, domain: str, entry_id: UUID) -> ShowView:
             raise NotFoundError("entry", entry_id)
         unheld = not holds_domain(hall.gate, actor, stream.name) and not held(conn, stream, actor, [entry.id])
         if not unheld:  # (one it may not see is refused below, whatever its row says)
-            logged.require(raw(conn), stream.journal, stream.tables.entries.name,
-                           [entry.model_dump(include={"id", "position", *logged.SERVED})], at=at)
+            logged.require_served(raw(conn), stream, [entry], at=at)
         events = stream.tables
         rows = conn.execute(
             text(f"SELECT id, originator_id, originator_version, topic, state FROM {events.events_name} "
@@ -106,8 +105,7 @@ def lexical(hall: Hall, stream: DomainStream, query: str, limit: int, *,
                                             any_word=True, limit=limit, holder=holder)]
         rows = {r.id: r for r in conn.execute(select(entries).where(entries.c.id.in_(ids)))}
         found = [EntryView.from_row(stream.name, rows[i]) for i in ids if i in rows]
-        logged.require(raw(conn), stream.journal, entries.name,
-                       [e.model_dump(include={"id", "position", *logged.SERVED}) for e in found], at=at)
+        logged.require_served(raw(conn), stream, found, at=at)
     return found
 
 

@@ -18,7 +18,7 @@ connection, either backend) run the same check.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from memhall.domains.errors import AuditFailureError
@@ -26,6 +26,9 @@ from memhall.governance.journal import Journal
 from memhall.governance.projection import codec, ops_for
 from memhall.governance.projection.apply import MemoryBackend, Projector
 from memhall.governance.projection.schema import BY_SUFFIX
+
+if TYPE_CHECKING:  # the fast paths import this module without SQLAlchemy
+    from memhall.governance.streams import DomainStream
 
 #: the columns of a served row its entry's events must give it
 SERVED = ("layer", "kind", "text", "author", "status")
@@ -37,6 +40,12 @@ def require(db: Any, journal: Journal, table: str, rows: Iterable[Mapping[str, A
     unlike = first_unlike(db, journal, rows, at=at)
     if unlike is not None:
         raise AuditFailureError(f"{table}: {unlike}; {REPAIR}")
+
+
+def require_served(db: Any, stream: DomainStream, views: Iterable[Any], *, at: int) -> None:
+    """`require` of entries as the main path serves them (`EntryView`s), in `stream`."""
+    require(db, stream.journal, stream.tables.entries.name,
+            [view.model_dump(include={"id", "position", *SERVED}) for view in views], at=at)
 
 
 def first_unlike(db: Any, journal: Journal, rows: Iterable[Mapping[str, Any]], *, at: int) -> str | None:

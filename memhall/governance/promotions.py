@@ -258,8 +258,7 @@ def ratified(hall: Hall, actor: str, domain: str, layer: str) -> LayerView:
         ).all()
         found = [EntryView.from_row(stream.name, r) for r in rows]
         # authority: each item as its events say, or nothing
-        logged.require(raw(conn), stream.journal, entries.name,
-                       [e.model_dump(include={"id", "position", *logged.SERVED}) for e in found], at=at)
+        logged.require_served(raw(conn), stream, found, at=at)
     name = {"L3": "knowledge", "L4": "canon"}[layer]
     message = (f"{layer} {name} of {stream.name}: {len(found)} ratified" if found
                else f"{layer} unavailable: nothing ratified in {stream.name}")

@@ -8,7 +8,7 @@ candidates apart from them, then the open loops.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
@@ -75,8 +75,7 @@ def handoff(hall: Hall, actor: str, domain: str, *, open_session: bool = True,
                            for r in threads.open_loops(reader, limit=HANDOFF_LOOPS)],
             **waiting.sections(reader, stream.name, now),
         })
-        _as_logged(conn, stream, (e.model_dump(include={"id", "position", *logged.SERVED})
-                                  for e in (*view.latest, *view.candidates, *view.open_loops)), at)
+        logged.require_served(raw(conn), stream, (*view.latest, *view.candidates, *view.open_loops), at=at)
     if not open_session:
         return view
     handed = tuple(dict.fromkeys(e.id for e in (*view.latest, *view.candidates, *view.open_loops)))
@@ -253,11 +252,6 @@ def _replayed_wrap_up(session: Any, stream: DomainStream, summary: str, key: str
     )
 
 
-def _as_logged(conn: Connection, stream: DomainStream, rows: Iterable[Mapping[str, Any]], at: int) -> None:
-    """Where things stand is served only as its entries' events say it (`logged`)."""
-    logged.require(raw(conn), stream.journal, stream.tables.entries.name, rows, at=at)
-
-
 def _session(stream: DomainStream, session_id: str) -> WorkSession:
     try:
         ident = UUID(session_id)
@@ -283,7 +277,7 @@ def current_state(hall: Hall, actor: str, domain: str, *, topic: str | None = No
         reader = _reader(conn, stream)
         values = threads.latest(reader, limit=limit, threads=wanted)
         proposed = threads.candidates(reader, limit=limit, threads=[r["thread"] for r in values])
-        _as_logged(conn, stream, [*values, *proposed], at)
+        logged.require(raw(conn), stream.journal, stream.tables.entries.name, [*values, *proposed], at=at)
     newer = {r["thread"]: r for r in proposed}
     return StateView(domain=stream.name, topic=topic, values=[
         TopicValue(topic=r["thread"], entry=EntryView.of(stream.name, r),
